@@ -1,0 +1,60 @@
+package io.changestream.testkit;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Chooses and shares the Kafka broker of a test JVM.
+ *
+ * <p>The implementation is selected by the system property {@code changestream.test.kafka} (or the
+ * environment variable {@code CHANGESTREAM_TEST_KAFKA}): {@code embedded} (default) starts the
+ * in-JVM KRaft broker; {@code testcontainers} is reserved for machines with a Docker engine and
+ * fails loudly when Testcontainers is not on the test classpath. Nothing falls back silently.
+ */
+public final class Brokers {
+
+    /** Setting that selects the broker implementation. */
+    public static final String SETTING = "changestream.test.kafka";
+
+    private static KafkaBroker shared;
+
+    private Brokers() {
+    }
+
+    /**
+     * The broker shared by every test class of this JVM, started on first use and stopped when the
+     * JVM exits. Tests isolate themselves with their own topic and group names.
+     */
+    public static synchronized KafkaBroker shared() {
+        if (shared == null) {
+            KafkaBroker broker = start(Map.of());
+            Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "testkit-kafka-stop"));
+            shared = broker;
+        }
+        return shared;
+    }
+
+    /** A broker of its own for a test that restarts or reconfigures it; the caller closes it. */
+    public static KafkaBroker start(Map<String, String> brokerOverrides) {
+        String kind = selected();
+        switch (kind) {
+            case "embedded":
+                return EmbeddedKafkaBroker.start(brokerOverrides);
+            case "testcontainers":
+                throw new HarnessException("changestream.test.kafka=testcontainers was requested, but "
+                        + "Testcontainers is not on this build's test classpath and this machine has no "
+                        + "Docker engine; use the default 'embedded'");
+            default:
+                throw new HarnessException("unknown " + SETTING + "='" + kind
+                        + "' (expected embedded or testcontainers)");
+        }
+    }
+
+    static String selected() {
+        String value = System.getProperty(SETTING);
+        if (value == null || value.isBlank()) {
+            value = System.getenv("CHANGESTREAM_TEST_KAFKA");
+        }
+        return value == null || value.isBlank() ? "embedded" : value.trim().toLowerCase(Locale.ROOT);
+    }
+}
