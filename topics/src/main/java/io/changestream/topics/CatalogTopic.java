@@ -1,0 +1,34 @@
+package io.changestream.topics;
+
+/** The logical topics of changestream; the full name is the catalog's namespace followed by {@link #suffix()}. */
+public enum CatalogTopic {
+    /** ChangeEvent envelopes, key entityId. */
+    CHANGES("changes"),
+    /** Latest run status per pipeline run, key pipelineFqn/runId. */
+    PIPELINE_STATUS("pipeline-status"),
+    /** Alert definitions, key subscription id, tombstone = deleted. */
+    SUBSCRIPTIONS("subscriptions"),
+    /** Delivery records, key groupId/subscriptionId/eventId, written to the source event's partition. */
+    ALERT_LEDGER("alert-ledger"),
+    /** Failed deliveries, key subscriptionId/eventId. */
+    ALERT_DLQ("alert-dlq"),
+    /** Log chunks of ingestion runs, key pipelineFqn/runId. */
+    LOG_CHUNKS("log-chunks"),
+    /** Captured rows that could not become events, key sourceTable/logPosition. */
+    CDC_DLQ("cdc-dlq"),
+    /** Debezium's source offsets. */
+    CDC_OFFSETS("cdc-offsets"),
+    /** Debezium's schema history (MySQL/MariaDB). */
+    CDC_SCHEMA_HISTORY("cdc-schema-history");
+
+    private final String suffix;
+
+    CatalogTopic(String suffix) {
+        this.suffix = suffix;
+    }
+
+    /** The name without namespace, as in DESIGN.md. */
+    public String suffix() {
+        return suffix;
+    }
+}

@@ -1,0 +1,23 @@
+package io.changestream.topics.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Who a destination delivers to (the platform's {@code subscriptionCategory}). */
+public enum SubscriptionCategory {
+    /** Named users. */
+    @JsonProperty("Users") USERS,
+    /** Named teams. */
+    @JsonProperty("Teams") TEAMS,
+    /** All admins. */
+    @JsonProperty("Admins") ADMINS,
+    /** Task assignees. */
+    @JsonProperty("Assignees") ASSIGNEES,
+    /** Owners of the entity. */
+    @JsonProperty("Owners") OWNERS,
+    /** Users mentioned in a conversation. */
+    @JsonProperty("Mentions") MENTIONS,
+    /** Followers of the entity. */
+    @JsonProperty("Followers") FOLLOWERS,
+    /** An external endpoint given in {@code config}. */
+    @JsonProperty("External") EXTERNAL
+}
