@@ -1,0 +1,139 @@
+package io.changestream.state.internal;
+
+import io.changestream.state.PartitionSnapshot;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The commit state of one partition during one assignment: the in-flight offsets (with their track times) and the
+ * done heap, compared top against top to find the committable position. Every method holds this object's monitor:
+ * the consumer thread ({@link #track}, {@link #advance}, {@link #revoke}) and the processor threads ({@link #done})
+ * meet here, one short critical section each. Once revoked the object ignores every later call, so a late
+ * {@code done} cannot bring its state back.
+ */
+public final class PartitionOffsets {
+
+    /** Marks "no offset" in the primitive fields. Kafka offsets are never negative. */
+    private static final long NONE = -1L;
+
+    private final int maxInFlight;
+    private final InFlightQueue inFlight;
+    private final LongMinHeap done;
+    private long highestTracked = NONE;
+    private long committable = NONE;
+    private boolean revoked;
+
+    /**
+     * @param initialCapacity the heaps' initial capacity and the floor they shrink back to (a power of two)
+     * @param maxInFlight     how many offsets may be tracked and not yet committable at once
+     */
+    public PartitionOffsets(int initialCapacity, int maxInFlight) {
+        this.maxInFlight = maxInFlight;
+        this.inFlight = new InFlightQueue(initialCapacity);
+        this.done = new LongMinHeap(initialCapacity);
+    }
+
+    /**
+     * Consumer thread: the record at {@code offset} was taken in. Offsets must increase strictly within an assignment;
+     * a replay (seek back) is a revoke and a fresh assign.
+     *
+     * @throws IllegalArgumentException if the offset is negative or not above the highest tracked offset
+     * @throws IllegalStateException    if the partition was revoked or {@code maxInFlight} offsets are in flight
+     */
+    public synchronized void track(long offset, long nowMillis) {
+        if (revoked) {
+            throw new IllegalStateException("partition was revoked; assign it again before tracking");
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + offset);
+        }
+        if (offset <= highestTracked) {
+            throw new IllegalArgumentException("offset " + offset + " is not above the highest tracked offset "
+                    + highestTracked + "; to replay, revoke the partition and assign it again");
+        }
+        if (inFlight.size() >= maxInFlight) {
+            throw new IllegalStateException("maxInFlightPerPartition (" + maxInFlight
+                    + ") offsets are in flight; pause the partition before tracking more");
+        }
+        inFlight.add(offset, nowMillis);
+        highestTracked = offset;
+    }
+
+    /**
+     * Any thread: the record at {@code offset} is finished. Ignored when the partition was revoked, when the offset
+     * was never tracked in this assignment (above the highest tracked) or is already behind the oldest in-flight
+     * offset (a duplicate or a replayed completion). A duplicate of a still in-flight offset is kept and dropped
+     * later as stale.
+     *
+     * @return whether the completion was recorded
+     */
+    public synchronized boolean done(long offset) {
+        if (revoked || offset > highestTracked || inFlight.isEmpty() || offset < inFlight.peekOffset()) {
+            return false;
+        }
+        done.push(offset);
+        return true;
+    }
+
+    /**
+     * Consumer thread (or the status view): pops matching heap tops and returns the committable position, the next
+     * offset to read (the last contiguous done offset + 1), or -1 while nothing has completed in this assignment.
+     */
+    public synchronized long advance() {
+        InFlightQueue f = inFlight;
+        LongMinHeap d = done;
+        while (!d.isEmpty()) {
+            if (f.isEmpty()) {
+                d.clear(); // everything tracked is committable: what is left are duplicates
+                break;
+            }
+            long oldest = f.peekOffset();
+            long doneTop = d.peek();
+            if (oldest < doneTop) {
+                break; // the oldest in-flight offset is still processing
+            }
+            d.pop();
+            if (oldest == doneTop) {
+                f.pop();
+                committable = oldest + 1;
+            }
+            // oldest > doneTop: a stale done (duplicate, or an offset the log skipped), dropped
+        }
+        return committable;
+    }
+
+    /** Consumer thread: forgets every offset and refuses all later calls. */
+    public synchronized void revoke() {
+        revoked = true;
+        inFlight.clear();
+        done.clear();
+    }
+
+    /** Any thread: advances, then reads the status fields in one critical section. */
+    public synchronized PartitionSnapshot snapshot(long nowMillis) {
+        long position = advance();
+        boolean idle = inFlight.isEmpty();
+        return new PartitionSnapshot(
+                optional(position),
+                inFlight.size(),
+                idle ? OptionalLong.empty() : OptionalLong.of(inFlight.peekOffset()),
+                idle ? Optional.empty()
+                        : Optional.of(Duration.ofMillis(Math.max(0L, nowMillis - inFlight.peekTrackedAtMillis()))),
+                optional(highestTracked));
+    }
+
+    /** Test hook: the memory held by both heaps, in entries. */
+    synchronized int capacity() {
+        return inFlight.capacity() + done.capacity();
+    }
+
+    /** Test hook: the done heap's size, including stale entries not yet dropped. */
+    synchronized int doneSize() {
+        return done.size();
+    }
+
+    private static OptionalLong optional(long offset) {
+        return offset == NONE ? OptionalLong.empty() : OptionalLong.of(offset);
+    }
+}

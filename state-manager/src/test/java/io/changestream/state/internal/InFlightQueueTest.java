@@ -1,0 +1,49 @@
+package io.changestream.state.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayDeque;
+import java.util.NoSuchElementException;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class InFlightQueueTest {
+
+    @Test
+    void keepsOffsetsAndTrackTimesInOrderAcrossWrapGrowAndShrink() {
+        Random random = new Random(7);
+        InFlightQueue queue = new InFlightQueue(4);
+        ArrayDeque<long[]> reference = new ArrayDeque<>();
+        long next = 0;
+        for (int step = 0; step < 50_000; step++) {
+            // phases of growth and drain so the ring wraps, doubles and halves
+            boolean growing = (step / 5_000) % 2 == 0;
+            if (reference.isEmpty() || random.nextInt(10) < (growing ? 7 : 3)) {
+                next += 1 + random.nextInt(3);
+                queue.add(next, next * 10);
+                reference.add(new long[] {next, next * 10});
+            } else {
+                long[] expected = reference.poll();
+                assertEquals(expected[1], queue.peekTrackedAtMillis());
+                assertEquals(expected[0], queue.pop());
+            }
+            assertEquals(reference.size(), queue.size());
+        }
+        while (!reference.isEmpty()) {
+            assertEquals(reference.poll()[0], queue.pop());
+        }
+        assertEquals(4, queue.capacity());
+    }
+
+    @Test
+    void clearGivesMemoryBack() {
+        InFlightQueue queue = new InFlightQueue(2);
+        for (long offset = 0; offset < 100; offset++) {
+            queue.add(offset, 0);
+        }
+        queue.clear();
+        assertEquals(2, queue.capacity());
+        assertThrows(NoSuchElementException.class, queue::peekOffset);
+    }
+}

@@ -1,0 +1,63 @@
+package io.changestream.state.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class PartitionOffsetsTest {
+
+    @Test
+    void memoryShrinksBackAfterABurst() {
+        PartitionOffsets offsets = new PartitionOffsets(64, 1 << 20);
+        int initial = offsets.capacity();
+        for (long offset = 0; offset < 100_000; offset++) {
+            offsets.track(offset, 0);
+        }
+        for (long offset = 99_999; offset >= 0; offset--) {
+            offsets.done(offset);
+        }
+        assertTrue(offsets.capacity() > 100_000);
+        assertEquals(100_000, offsets.advance());
+        assertEquals(initial, offsets.capacity());
+    }
+
+    @Test
+    void staleDoneEntriesAreDroppedNotKept() {
+        PartitionOffsets offsets = new PartitionOffsets(4, 100);
+        offsets.track(1, 0);
+        offsets.track(3, 0);
+        assertTrue(offsets.done(2)); // a hole in the log: kept until the in-flight top passes it
+        assertTrue(offsets.done(1));
+        assertTrue(offsets.done(1)); // duplicate
+        assertEquals(2, offsets.advance());
+        assertEquals(0, offsets.doneSize());
+        assertTrue(offsets.done(3));
+        assertEquals(4, offsets.advance());
+        assertFalse(offsets.done(3), "nothing in flight: done ignored");
+        assertEquals(0, offsets.doneSize());
+    }
+
+    @Test
+    void doneIsRefusedOutsideTheInFlightRange() {
+        PartitionOffsets offsets = new PartitionOffsets(4, 100);
+        assertFalse(offsets.done(0), "nothing tracked");
+        offsets.track(5, 0);
+        offsets.track(6, 0);
+        assertFalse(offsets.done(7), "not tracked yet");
+        assertFalse(offsets.done(4), "below the oldest in flight");
+        assertTrue(offsets.done(6));
+    }
+
+    @Test
+    void revokedStateIgnoresDoneAndRefusesTrack() {
+        PartitionOffsets offsets = new PartitionOffsets(4, 100);
+        offsets.track(1, 0);
+        offsets.revoke();
+        assertFalse(offsets.done(1));
+        assertEquals(-1, offsets.advance());
+        assertThrows(IllegalStateException.class, () -> offsets.track(2, 0));
+    }
+}
