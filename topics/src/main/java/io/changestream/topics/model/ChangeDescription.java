@@ -1,8 +1,12 @@
 package io.changestream.topics.model;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What changed in an entity update: the platform's {@code changeDescription}.
@@ -12,7 +16,8 @@ import java.util.List;
  * @param fieldsAdded     fields that got a value
  * @param fieldsUpdated   fields whose value changed
  * @param fieldsDeleted   fields whose value was removed
- * @param previousVersion entity version before this change
+ * @param previousVersion      entity version before this change
+ * @param additionalProperties platform fields not modelled here (e.g. {@code changeSummary}), kept verbatim
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
@@ -20,12 +25,20 @@ public record ChangeDescription(
         List<FieldChange> fieldsAdded,
         List<FieldChange> fieldsUpdated,
         List<FieldChange> fieldsDeleted,
-        Double previousVersion) {
+        Double previousVersion,
+        @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> additionalProperties) {
 
     public ChangeDescription {
         fieldsAdded = Lists.copy(fieldsAdded);
         fieldsUpdated = Lists.copy(fieldsUpdated);
         fieldsDeleted = Lists.copy(fieldsDeleted);
+        additionalProperties = Lists.copy(additionalProperties);
+    }
+
+    /** A description without further platform fields. */
+    public ChangeDescription(List<FieldChange> fieldsAdded, List<FieldChange> fieldsUpdated,
+                             List<FieldChange> fieldsDeleted, Double previousVersion) {
+        this(fieldsAdded, fieldsUpdated, fieldsDeleted, previousVersion, null);
     }
 
     /** Every field change of this description, added first, then updated, then deleted. */

@@ -1,10 +1,13 @@
 package io.changestream.topics.model;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -31,6 +34,8 @@ import java.util.Objects;
  * @param changeDescription        what changed (entityUpdated); absent for creates and deletes
  * @param entity                   the entity JSON (object or JSON-coded string), may be absent
  * @param source                   capture position (changestream's addition), may be absent
+ * @param additionalProperties     platform fields not modelled here (e.g. {@code incrementalChangeDescription}),
+ *                                 kept and written back unchanged; never null
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
@@ -48,7 +53,8 @@ public record ChangeEvent(
         @JsonProperty(required = true) long timestamp,
         ChangeDescription changeDescription,
         JsonNode entity,
-        SourcePosition source) {
+        SourcePosition source,
+        @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> additionalProperties) {
 
     public static final String ENTITY_CREATED = "entityCreated";
     public static final String ENTITY_UPDATED = "entityUpdated";
@@ -64,13 +70,23 @@ public record ChangeEvent(
         requireText(entityType, "entityType");
         requireText(entityId, "entityId");
         domains = Lists.copyOrNull(domains);
+        additionalProperties = Lists.copy(additionalProperties);
+    }
+
+    /** An event without further platform fields (the common constructor). */
+    public ChangeEvent(String id, String eventType, String entityType, String entityId, List<String> domains,
+                       String entityFullyQualifiedName, Double previousVersion, Double currentVersion,
+                       String userName, String impersonatedBy, long timestamp, ChangeDescription changeDescription,
+                       JsonNode entity, SourcePosition source) {
+        this(id, eventType, entityType, entityId, domains, entityFullyQualifiedName, previousVersion, currentVersion,
+                userName, impersonatedBy, timestamp, changeDescription, entity, source, null);
     }
 
     /** This event with its capture position set (used by the cdc-connector). */
     public ChangeEvent withSource(SourcePosition position) {
         return new ChangeEvent(id, eventType, entityType, entityId, domains, entityFullyQualifiedName,
                 previousVersion, currentVersion, userName, impersonatedBy, timestamp, changeDescription, entity,
-                position);
+                position, additionalProperties);
     }
 
     private static void requireText(String value, String field) {

@@ -83,7 +83,7 @@ public record EventSubscription(
         batchSize = atLeast(batchSize, DEFAULT_BATCH_SIZE, 1, "batchSize");
         retries = atLeast(retries, DEFAULT_RETRIES, 0, "retries");
         pollInterval = atLeast(pollInterval, DEFAULT_POLL_INTERVAL_SECONDS, 1, "pollInterval");
-        additionalProperties = additionalProperties == null ? Map.of() : Map.copyOf(additionalProperties);
+        additionalProperties = Lists.copy(additionalProperties);
     }
 
     /** A builder for tests and tools; the record's defaults apply to fields left unset. */

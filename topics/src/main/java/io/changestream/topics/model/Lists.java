@@ -1,8 +1,9 @@
 package io.changestream.topics.model;
 
 import java.util.List;
+import java.util.Map;
 
-/** Null-tolerant defensive copies for record components. */
+/** Null-tolerant defensive copies (lists and maps) for record components. */
 final class Lists {
 
     private Lists() {
@@ -16,5 +17,10 @@ final class Lists {
     /** An unmodifiable copy, or null when the list is null (for fields whose absence is meaningful). */
     static <T> List<T> copyOrNull(List<T> list) {
         return list == null ? null : List.copyOf(list);
+    }
+
+    /** An unmodifiable copy of a map, empty for null. */
+    static <K, V> Map<K, V> copy(Map<K, V> map) {
+        return map == null ? Map.of() : Map.copyOf(map);
     }
 }

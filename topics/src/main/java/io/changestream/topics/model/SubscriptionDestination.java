@@ -47,7 +47,7 @@ public record SubscriptionDestination(
         timeout = positive(timeout, DEFAULT_TIMEOUT_SECONDS, "timeout");
         readTimeout = positive(readTimeout, DEFAULT_READ_TIMEOUT_SECONDS, "readTimeout");
         enabled = enabled == null ? Boolean.TRUE : enabled;
-        additionalProperties = additionalProperties == null ? Map.of() : Map.copyOf(additionalProperties);
+        additionalProperties = Lists.copy(additionalProperties);
     }
 
     /** A destination with the platform's defaults and no extra fields. */
