@@ -1,0 +1,253 @@
+package io.changestream.logs.engine;
+
+import io.changestream.logs.engine.LogMetrics.Refusal;
+import io.changestream.logs.source.LogSource;
+import io.changestream.topics.model.LogStreamEvent;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns stream requests into viewers of the one {@link RunTailer} per (source, pipeline, run): starts a tailer for
+ * the first viewer, joins later ones, lets the last one leaving stop it. Owns the poll scheduler (one thread per 25
+ * runs of {@code maxActiveRuns}, 2–16), the heartbeat thread, the connection and run caps, and hands Kafka replays
+ * to the replay executor. Request threads call {@link #open}; {@link #close()} is idempotent and does not drain.
+ */
+public final class TailerManager implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TailerManager.class);
+    private static final int ATTACH_ATTEMPTS = 3;
+
+    /** Message of the error event past {@code maxActiveRuns}. */
+    public static final String TOO_MANY_RUNS = "The server is already streaming the maximum number of pipeline runs."
+            + " Retry shortly or use the paging endpoint (/last).";
+    /** Message of the error event past {@code maxActiveConnections}. */
+    public static final String TOO_MANY_CONNECTIONS = "The server is already serving the maximum number of log stream"
+            + " connections. Retry shortly or use the paging endpoint (/last).";
+
+    /** Identity of a tailer. */
+    record RunKey(String source, String pipelineFqn, String runId) {
+    }
+
+    /** A tailer and its scheduled poll. */
+    private static final class Tailed {
+        private RunTailer tailer;
+        private ScheduledFuture<?> task;
+        private boolean cancelled;
+
+        synchronized void start(ScheduledThreadPoolExecutor scheduler, long pollNanos) {
+            if (task == null && !cancelled) {
+                task = scheduler.scheduleWithFixedDelay(tailer::poll, 0, pollNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        synchronized void cancel() {
+            cancelled = true;
+            if (task != null) {
+                task.cancel(false);
+            }
+        }
+    }
+
+    private final StreamSettings settings;
+    private final Ticker ticker;
+    private final RunStateView states;
+    private final ChunkPublisher publisher;
+    private final Replayer replayer;
+    private final Executor replayExecutor;
+    private final LogMetrics metrics;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final ScheduledThreadPoolExecutor heartbeats;
+    private final Map<RunKey, Tailed> runs = new ConcurrentHashMap<>();
+    private final Set<Viewer> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connectionCount = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * A manager; starts the poll scheduler and the heartbeat thread.
+     *
+     * @param replayExecutor runs Kafka replays (bounded; a rejected replay is served as truncated)
+     */
+    public TailerManager(StreamSettings settings, Ticker ticker, RunStateView states, ChunkPublisher publisher,
+                         Replayer replayer, Executor replayExecutor, LogMetrics metrics) {
+        this.settings = settings;
+        this.ticker = ticker;
+        this.states = states;
+        this.publisher = publisher;
+        this.replayer = replayer;
+        this.replayExecutor = replayExecutor;
+        this.metrics = metrics;
+        this.scheduler = new ScheduledThreadPoolExecutor(settings.pollThreads(), daemon("log-tailer-poll"));
+        this.scheduler.setRemoveOnCancelPolicy(true);
+        this.heartbeats = new ScheduledThreadPoolExecutor(1, daemon("log-tailer-heartbeat"));
+        long beat = settings.heartbeatSeconds();
+        heartbeats.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.SECONDS);
+        metrics.gauges(runs::size, connectionCount::get);
+    }
+
+    /**
+     * Streams {@code pipelineFqn/runId} from {@code source} to {@code viewer}, resuming after {@code after}. Returns
+     * at once; delivery happens on the scheduler. Past a cap the viewer gets an {@code error} event and is closed.
+     */
+    public void open(String pipelineFqn, String runId, LogSource source, String after, Viewer viewer) {
+        if (closed) {
+            refuse(viewer, after, "The server is shutting down. Reconnect with the last cursor.", null);
+            return;
+        }
+        if (connectionCount.incrementAndGet() > settings.maxActiveConnections()) {
+            connectionCount.decrementAndGet();
+            refuse(viewer, after, TOO_MANY_CONNECTIONS, Refusal.TOO_MANY_CONNECTIONS);
+            return;
+        }
+        connections.add(viewer);
+        RunKey key = new RunKey(source.kind(), pipelineFqn, runId);
+        for (int attempt = 0; attempt < ATTACH_ATTEMPTS; attempt++) {
+            Tailed tailed = runs.computeIfAbsent(key, k -> build(k, source, after));
+            if (tailed == null) {
+                forget(viewer);
+                refuse(viewer, after, TOO_MANY_RUNS, Refusal.TOO_MANY_RUNS);
+                return;
+            }
+            RunTailer tailer = tailed.tailer;
+            viewer.onGone(() -> {
+                forget(viewer);
+                tailer.detach(viewer);
+            });
+            RunTailer.Attach attach = tailer.attach(viewer, after);
+            if (attach instanceof RunTailer.Ended) {
+                runs.remove(key, tailed);
+                continue;
+            }
+            tailed.start(scheduler, settings.poll().toNanos());
+            if (attach instanceof RunTailer.NeedsReplay plan) {
+                replay(pipelineFqn, runId, after == null ? source.startCursor() : after, tailer, viewer, plan);
+            }
+            if (!viewer.isOpen()) {
+                tailer.detach(viewer);
+            }
+            return;
+        }
+        forget(viewer);
+        refuse(viewer, after, TOO_MANY_RUNS, Refusal.TOO_MANY_RUNS);
+    }
+
+    /** Sends an error event and closes (no backend, unknown run…); counted under {@code reason} when given. */
+    public void refuse(Viewer viewer, String after, String message, Refusal reason) {
+        if (reason != null) {
+            metrics.refused(reason);
+        }
+        viewer.finish(new LogStreamEvent(LogStreamEvent.EventType.ERROR, viewer.runId(), null, after, null, null,
+                null, message));
+    }
+
+    /** Runs being tailed. */
+    public int activeRuns() {
+        return runs.size();
+    }
+
+    /** Open connections. */
+    public int activeConnections() {
+        return connectionCount.get();
+    }
+
+    /** The settings in force. */
+    public StreamSettings settings() {
+        return settings;
+    }
+
+    /** The metrics catalogue. */
+    public LogMetrics metrics() {
+        return metrics;
+    }
+
+    /** Stops every tailer, closes every viewer without {@code complete}, stops the threads (waits up to 5 s). */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List.copyOf(runs.values()).forEach(t -> {
+            t.cancel();
+            t.tailer.shutdown();
+        });
+        runs.clear();
+        List.copyOf(connections).forEach(Viewer::close);
+        scheduler.shutdownNow();
+        heartbeats.shutdownNow();
+        try {
+            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+            heartbeats.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Tailed build(RunKey key, LogSource source, String after) {
+        if (runs.size() >= settings.maxActiveRuns()) {
+            LOG.warn("refusing to tail {}: already tailing {} runs", key, runs.size());
+            return null;
+        }
+        Tailed tailed = new Tailed();
+        tailed.tailer = new RunTailer(key.pipelineFqn(), key.runId(), source, after, states, settings, ticker,
+                metrics, publisher, () -> {
+                    runs.remove(key, tailed);
+                    tailed.cancel();
+                });
+        return tailed;
+    }
+
+    private void replay(String fqn, String runId, String from, RunTailer tailer, Viewer viewer,
+                        RunTailer.NeedsReplay plan) {
+        Runnable task = () -> {
+            Replayer.Result result;
+            try {
+                result = replayer.replay(fqn, runId, from, plan.stopCursors(), settings.maxStreamBytes());
+            } catch (RuntimeException e) {
+                LOG.warn("replay of {}/{} from {} failed: {}", fqn, runId, from, e.toString());
+                result = Replayer.Result.NOT_FOUND;
+            }
+            tailer.completeReplay(viewer, plan, result);
+        };
+        try {
+            replayExecutor.execute(task);
+        } catch (RejectedExecutionException e) {
+            tailer.completeReplay(viewer, plan, Replayer.Result.NOT_FOUND);
+        }
+    }
+
+    private void forget(Viewer viewer) {
+        if (connections.remove(viewer)) {
+            connectionCount.decrementAndGet();
+        }
+    }
+
+    private void heartbeat() {
+        try {
+            for (Viewer viewer : connections) {
+                viewer.heartbeat();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("heartbeat pass failed", e);
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,27 @@
+package io.changestream.logs.source;
+
+import java.io.IOException;
+
+/**
+ * The log of one run in one backend, read forward from opaque cursors. A source never rewinds on an empty page and
+ * restarts from {@link #startCursor()} (flagging {@link Page#restarted()}) only when a cursor cannot be parsed.
+ * One tailer's poll thread calls {@link #read} at a time; request threads may call it for the paging endpoints, so
+ * implementations are thread-safe.
+ */
+public interface LogSource {
+
+    /** Short name of the backend kind, part of the tailer key: {@code storage} or {@code service}. */
+    String kind();
+
+    /** The cursor at the beginning of the run's log. */
+    String startCursor();
+
+    /**
+     * Reads the text after {@code cursor} (null = {@link #startCursor()}), at most {@code maxLines} lines and about
+     * {@code maxBytes} bytes (a single longer line is returned whole).
+     *
+     * @throws IOException                                                   a transient failure; read again later
+     * @throws io.changestream.logs.engine.SourceUnavailableException the log is gone for good
+     */
+    Page read(String cursor, int maxLines, long maxBytes) throws IOException;
+}
