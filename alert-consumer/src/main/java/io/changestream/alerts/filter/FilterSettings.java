@@ -1,0 +1,31 @@
+package io.changestream.alerts.filter;
+
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * What the evaluator needs beyond the event. The platform's {@code isBot()} looks the updating user up in its
+ * database; changestream has no user table, so a user is a bot when its name is in {@code botUsers} or matches
+ * {@code botUserPattern}.
+ *
+ * @param botUsers       user names that are bots (default {@code ingestion-bot}, {@code governance-bot})
+ * @param botUserPattern pattern a bot's user name fully matches (default {@code (?i)(.+[-_])?bot})
+ * @param limits         bounds of the compiler
+ */
+public record FilterSettings(Set<String> botUsers, Pattern botUserPattern, FilterLimits limits) {
+
+    /** The defaults. */
+    public static final FilterSettings DEFAULTS = new FilterSettings(
+            Set.of("ingestion-bot", "governance-bot"), Pattern.compile("(?i)(.+[-_])?bot"), FilterLimits.DEFAULTS);
+
+    public FilterSettings {
+        botUsers = Set.copyOf(Objects.requireNonNull(botUsers, "filter.botUsers is required"));
+        Objects.requireNonNull(botUserPattern, "filter.botUserPattern is required");
+        Objects.requireNonNull(limits, "filter.limits is required");
+    }
+
+    boolean isBot(String userName) {
+        return botUsers.contains(userName) || botUserPattern.matcher(userName).matches();
+    }
+}
