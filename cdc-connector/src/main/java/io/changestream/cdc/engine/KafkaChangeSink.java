@@ -1,0 +1,126 @@
+package io.changestream.cdc.engine;
+
+import io.changestream.cdc.CdcException;
+import io.changestream.cdc.metrics.CdcMetrics;
+import io.changestream.cdc.transform.ChangeEventTransform;
+import io.changestream.cdc.transform.Outcome;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * The engine's ChangeConsumer: sends every produced or dead-lettered record of a batch (idempotent producer,
+ * acks=all), waits for all acks, and only then marks the batch's records processed, so offsets committed to
+ * {@code cdc-offsets} never pass a row that is not in Kafka. A missing ack fails the batch (and the engine, which the
+ * capture loop restarts from the last committed offset: at-least-once, duplicates carry the same event id).
+ * Called by the engine's single handler thread (ordered processing); the producer is owned by the capture loop.
+ */
+final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+
+    /** Header with the capture time (epoch ms) the SMT read from Debezium's envelope. */
+    static final String CAPTURED_HEADER = ChangeEventTransform.CAPTURED_HEADER;
+
+    private final Producer<String, String> producer;
+    private final long ackTimeoutMs;
+    private final CdcMetrics metrics;
+
+    KafkaChangeSink(Producer<String, String> producer, long ackTimeoutMs, CdcMetrics metrics) {
+        this.producer = producer;
+        this.ackTimeoutMs = ackTimeoutMs;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void handleBatch(List<RecordChangeEvent<SourceRecord>> records,
+                            DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        List<Future<RecordMetadata>> acks = new ArrayList<>(records.size());
+        for (RecordChangeEvent<SourceRecord> event : records) {
+            SourceRecord record = event.record();
+            Outcome outcome = outcome(record);
+            if (outcome != null && outcome.isProduced()) {
+                acks.add(producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
+                        (String) record.key(), (String) record.value())));
+            }
+        }
+        awaitAcks(acks, start);
+        for (RecordChangeEvent<SourceRecord> event : records) {
+            count(event.record());
+            committer.markProcessed(event);
+        }
+        committer.markBatchFinished();
+    }
+
+    private void awaitAcks(List<Future<RecordMetadata>> acks, long start) throws InterruptedException {
+        if (acks.isEmpty()) {
+            return;
+        }
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(ackTimeoutMs);
+        try {
+            for (Future<RecordMetadata> ack : acks) {
+                ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            metrics.error("produce");
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new CdcException.Retriable("a batch of " + acks.size() + " records was not acked within "
+                    + ackTimeoutMs + " ms (kafka.ack.timeout.ms); nothing of it is marked processed", cause);
+        }
+        metrics.batchAcked(Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    private void count(SourceRecord record) {
+        Outcome outcome = outcome(record);
+        if (outcome == null) {
+            metrics.control();
+            return;
+        }
+        metrics.event(header(record, ChangeEventTransform.TABLE_HEADER), outcome);
+        if (outcome == Outcome.PRODUCED) {
+            String captured = header(record, CAPTURED_HEADER);
+            metrics.captured(record.timestamp() == null ? 0 : record.timestamp(),
+                    captured == null ? 0 : Long.parseLong(captured),
+                    numericPosition(header(record, ChangeEventTransform.POSITION_HEADER)));
+        }
+    }
+
+    private static Outcome outcome(SourceRecord record) {
+        String tag = header(record, ChangeEventTransform.OUTCOME_HEADER);
+        return tag == null ? null : Outcome.ofTag(tag);
+    }
+
+    private static String header(SourceRecord record, String name) {
+        Header header = record.headers().lastWithName(name);
+        return header == null || header.value() == null ? null : header.value().toString();
+    }
+
+    /** Postgres {@code X/Y} → the 64-bit LSN; binlog {@code file:pos:row} → pos; else 0. */
+    static long numericPosition(String position) {
+        if (position == null) {
+            return 0;
+        }
+        try {
+            int slash = position.indexOf('/');
+            if (slash > 0) {
+                return (Long.parseLong(position.substring(0, slash), 16) << 32)
+                        | Long.parseLong(position.substring(slash + 1), 16);
+            }
+            String[] parts = position.split(":");
+            return parts.length >= 2 ? Long.parseLong(parts[parts.length - 2]) : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+}

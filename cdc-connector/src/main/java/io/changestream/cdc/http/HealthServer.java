@@ -1,0 +1,49 @@
+package io.changestream.cdc.http;
+
+import io.javalin.Javalin;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The connector's HTTP endpoint (Javalin on Jetty): {@code /health/live} (200 while the process runs),
+ * {@code /health/ready} (200 when streaming from the database log, else 503 with the capture state) and
+ * {@code /metrics} (Prometheus text format). Jetty owns its threads; {@link #close()} stops them.
+ */
+public final class HealthServer implements AutoCloseable {
+
+    private final Javalin app;
+
+    public HealthServer(String host, int port, PrometheusMeterRegistry registry, BooleanSupplier ready,
+                        Supplier<String> status) {
+        this.app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.jetty.host = host;
+            config.jetty.port = port;
+            config.routes.get("/health/live", ctx -> ctx.result("live"));
+            config.routes.get("/health/ready", ctx -> {
+                boolean isReady = ready.getAsBoolean();
+                ctx.status(isReady ? 200 : 503).result(isReady ? "ready" : "not ready: " + status.get());
+            });
+            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                    .result(registry.scrape()));
+        });
+    }
+
+    /** Binds the port and starts serving. */
+    public HealthServer start() {
+        app.start();
+        return this;
+    }
+
+    /** The bound port (useful with port 0). */
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

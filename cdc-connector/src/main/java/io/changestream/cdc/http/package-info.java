@@ -1,0 +1,2 @@
+/** Health and Prometheus metrics over HTTP (Javalin). */
+package io.changestream.cdc.http;

@@ -1,0 +1,21 @@
+package io.changestream.ops;
+
+import io.changestream.ops.cli.Launcher;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+
+/** Entry point of the {@code changestream} launcher ({@code ops/changestream}); exits with the command's code. */
+public final class Main {
+
+    private Main() {
+    }
+
+    /** Runs one command and exits with 0 (success), 1 (runtime failure) or 2 (usage error). */
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+        int code = new Launcher(System.getenv(), Clock.systemUTC()).run(out, err, args);
+        System.exit(code);
+    }
+}

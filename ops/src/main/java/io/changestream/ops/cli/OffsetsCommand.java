@@ -1,0 +1,189 @@
+package io.changestream.ops.cli;
+
+import io.changestream.ops.offsets.GroupOffsets;
+import io.changestream.ops.offsets.OffsetReset;
+import io.changestream.ops.offsets.PartitionPlan;
+import io.changestream.ops.offsets.ResetPlan;
+import io.changestream.ops.offsets.ResetStrategy;
+import io.changestream.ops.offsets.TopicSelection;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code changestream offsets describe|reset}: a consumer group's lag, and Kafka-style offset resets. */
+@Command(name = "offsets", mixinStandardHelpOptions = true,
+        description = "Describe a consumer group's offsets and lag, or reset them (kafka-consumer-groups semantics).",
+        subcommands = {OffsetsCommand.Describe.class, OffsetsCommand.Reset.class})
+final class OffsetsCommand implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: describe, reset");
+    }
+
+    /** {@code offsets describe --group G}. */
+    @Command(name = "describe", mixinStandardHelpOptions = true,
+            description = "Per partition: committed offset, log end offset, lag and the member that owns it.")
+    static final class Describe implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions kafka;
+
+        @Option(names = "--group", required = true, description = "The consumer group.")
+        String group;
+
+        @Override
+        public Integer call() {
+            Launcher launcher = Launcher.of(spec);
+            try (Admin admin = kafka.admin(launcher.env())) {
+                GroupOffsets offsets = new OffsetReset(admin, launcher.clock(), kafka.timeout).describe(group);
+                PrintWriter out = spec.commandLine().getOut();
+                out.printf("Consumer group '%s' is %s with %d active member(s); total lag %d.%n",
+                        offsets.group(), offsets.state(), offsets.members(), offsets.totalLag());
+                Table table = new Table("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG",
+                        "CONSUMER-ID", "HOST", "CLIENT-ID");
+                for (GroupOffsets.Row r : offsets.rows()) {
+                    table.row(offsets.group(), r.partition().topic(), r.partition().partition(),
+                            dash(r.committedOffset()), r.logEnd(), dash(r.lag()), r.consumerId(), r.host(),
+                            r.clientId());
+                }
+                table.print(out);
+            }
+            return Launcher.OK;
+        }
+    }
+
+    /** {@code offsets reset}: dry run by default, {@code --execute} to commit. */
+    @Command(name = "reset", mixinStandardHelpOptions = true,
+            description = {"Reset a group's committed offsets, with the semantics of kafka-consumer-groups "
+                    + "--reset-offsets. Prints the plan; commits it only with --execute.",
+                    "Refuses (exit 1) while the group has active members."})
+    static final class Reset implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions kafka;
+
+        @Option(names = "--group", required = true, description = "The consumer group.")
+        String group;
+
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Scope scope;
+
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Target target;
+
+        @ArgGroup(exclusive = true, multiplicity = "0..1")
+        Mode mode;
+
+        static final class Scope {
+            @Option(names = "--topic", paramLabel = "TOPIC[:P,P]", description = "A topic, optionally with "
+                    + "partitions (repeatable).")
+            List<String> topics;
+
+            @Option(names = "--all-topics", description = "Every topic the group has committed offsets for.")
+            boolean allTopics;
+        }
+
+        static final class Target {
+            @Option(names = "--to-datetime", paramLabel = "yyyy-MM-ddTHH:mm:ss.SSS[XXX]",
+                    description = "First offset at/after this time (no zone = UTC; past the end = log end).")
+            String toDatetime;
+
+            @Option(names = "--by-duration", paramLabel = "DURATION",
+                    description = "First offset at/after now minus this ISO-8601 duration, e.g. PT1H.")
+            String byDuration;
+
+            @Option(names = "--to-earliest", description = "The log start offset.")
+            boolean toEarliest;
+
+            @Option(names = "--to-latest", description = "The log end offset.")
+            boolean toLatest;
+
+            @Option(names = "--to-offset", paramLabel = "N", description = "This offset, clamped to the log.")
+            Long toOffset;
+
+            @Option(names = "--shift-by", paramLabel = "N", description = "Committed offset "
+                    + "plus N (may be negative), clamped to the log.")
+            Long shiftBy;
+        }
+
+        static final class Mode {
+            @Option(names = "--dry-run", description = "Only print the plan (the default).")
+            boolean dryRun;
+
+            @Option(names = "--execute", description = "Commit the new offsets.")
+            boolean execute;
+        }
+
+        @Override
+        public Integer call() {
+            Launcher launcher = Launcher.of(spec);
+            ResetStrategy strategy = strategy();
+            TopicSelection selection = scope.allTopics ? TopicSelection.all() : TopicSelection.of(scope.topics);
+            boolean execute = mode != null && mode.execute;
+            try (Admin admin = kafka.admin(launcher.env())) {
+                OffsetReset reset = new OffsetReset(admin, launcher.clock(), kafka.timeout);
+                ResetPlan plan = reset.plan(group, selection, strategy);
+                if (execute) {
+                    plan = reset.execute(plan);
+                }
+                print(plan, spec.commandLine().getOut());
+            }
+            return Launcher.OK;
+        }
+
+        private ResetStrategy strategy() {
+            if (target.toDatetime != null) {
+                return ResetStrategy.toDatetime(target.toDatetime);
+            }
+            if (target.byDuration != null) {
+                return ResetStrategy.byDuration(target.byDuration);
+            }
+            if (target.toEarliest) {
+                return new ResetStrategy.ToEarliest();
+            }
+            if (target.toLatest) {
+                return new ResetStrategy.ToLatest();
+            }
+            if (target.toOffset != null) {
+                return new ResetStrategy.ToOffset(target.toOffset);
+            }
+            return new ResetStrategy.ShiftBy(target.shiftBy);
+        }
+
+        private static void print(ResetPlan plan, PrintWriter out) {
+            out.printf("%s reset of group '%s' (state %s): %s%n", plan.executed() ? "Executed" : "Dry-run",
+                    plan.group(), plan.state(), plan.strategy().option());
+            Table table = new Table("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-START", "LOG-END",
+                    "NEW-OFFSET", "NOTE");
+            for (PartitionPlan r : plan.rows()) {
+                table.row(plan.group(), r.partition().topic(), r.partition().partition(), dash(r.currentOffset()),
+                        r.logStart(), r.logEnd(), r.newOffset(), r.note().isEmpty() ? "-" : r.note());
+            }
+            table.print(out);
+            if (!plan.executed()) {
+                out.println("Nothing was changed (dry run). Add --execute to commit these offsets.");
+            }
+        }
+    }
+
+    static String dash(long value) {
+        return value < 0 ? "-" : Long.toString(value);
+    }
+}
