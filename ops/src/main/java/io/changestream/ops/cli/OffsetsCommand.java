@@ -34,16 +34,7 @@ final class OffsetsCommand implements Runnable {
     /** {@code offsets describe --group G}. */
     @Command(name = "describe", mixinStandardHelpOptions = true,
             description = "Per partition: committed offset, log end offset, lag and the member that owns it.")
-    static final class Describe implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        KafkaOptions kafka;
-
-        @Option(names = "--group", required = true, description = "The consumer group.")
-        String group;
+    static final class Describe extends GroupCommand {
 
         @Override
         public Integer call() {
@@ -71,16 +62,7 @@ final class OffsetsCommand implements Runnable {
             description = {"Reset a group's committed offsets, with the semantics of kafka-consumer-groups "
                     + "--reset-offsets. Prints the plan; commits it only with --execute.",
                     "Refuses (exit 1) while the group has active members."})
-    static final class Reset implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        KafkaOptions kafka;
-
-        @Option(names = "--group", required = true, description = "The consumer group.")
-        String group;
+    static final class Reset extends GroupCommand {
 
         @ArgGroup(exclusive = true, multiplicity = "1")
         Scope scope;
@@ -181,6 +163,19 @@ final class OffsetsCommand implements Runnable {
                 out.println("Nothing was changed (dry run). Add --execute to commit these offsets.");
             }
         }
+    }
+
+    /** What both subcommands share: the Kafka connection and the group. */
+    abstract static class GroupCommand implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions kafka;
+
+        @Option(names = "--group", required = true, description = "The consumer group.")
+        String group;
     }
 
     static String dash(long value) {
