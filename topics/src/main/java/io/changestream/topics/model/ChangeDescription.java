@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -43,7 +44,7 @@ public record ChangeDescription(
 
     /** Every field change of this description, added first, then updated, then deleted. */
     public List<FieldChange> allChanges() {
-        var all = new java.util.ArrayList<FieldChange>(fieldsAdded.size() + fieldsUpdated.size() + fieldsDeleted.size());
+        var all = new ArrayList<FieldChange>(fieldsAdded.size() + fieldsUpdated.size() + fieldsDeleted.size());
         all.addAll(fieldsAdded);
         all.addAll(fieldsUpdated);
         all.addAll(fieldsDeleted);

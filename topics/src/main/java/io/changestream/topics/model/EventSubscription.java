@@ -80,9 +80,10 @@ public record EventSubscription(
         trigger = trigger == null ? TriggerConfig.REAL_TIME : trigger;
         enabled = enabled == null ? Boolean.TRUE : enabled;
         destinations = Lists.copy(destinations);
-        batchSize = atLeast(batchSize, DEFAULT_BATCH_SIZE, 1, "batchSize");
-        retries = atLeast(retries, DEFAULT_RETRIES, 0, "retries");
-        pollInterval = atLeast(pollInterval, DEFAULT_POLL_INTERVAL_SECONDS, 1, "pollInterval");
+        batchSize = Lists.atLeast(batchSize, DEFAULT_BATCH_SIZE, 1, "EventSubscription.batchSize");
+        retries = Lists.atLeast(retries, DEFAULT_RETRIES, 0, "EventSubscription.retries");
+        pollInterval = Lists.atLeast(pollInterval, DEFAULT_POLL_INTERVAL_SECONDS, 1,
+                "EventSubscription.pollInterval");
         additionalProperties = Lists.copy(additionalProperties);
     }
 
@@ -97,16 +98,6 @@ public record EventSubscription(
             return List.of();
         }
         return destinations.stream().filter(SubscriptionDestination::enabled).toList();
-    }
-
-    private static Integer atLeast(Integer value, int defaultValue, int min, String field) {
-        if (value == null) {
-            return defaultValue;
-        }
-        if (value < min) {
-            throw new IllegalArgumentException("EventSubscription." + field + " must be >= " + min + ", was " + value);
-        }
-        return value;
     }
 
     /** Builds an {@link EventSubscription}; not thread-safe. */

@@ -3,7 +3,7 @@ package io.changestream.topics.model;
 import java.util.List;
 import java.util.Map;
 
-/** Null-tolerant defensive copies (lists and maps) for record components. */
+/** Null-tolerant defensive copies (lists and maps) and defaults for record components. */
 final class Lists {
 
     private Lists() {
@@ -22,5 +22,20 @@ final class Lists {
     /** An unmodifiable copy of a map, empty for null. */
     static <K, V> Map<K, V> copy(Map<K, V> map) {
         return map == null ? Map.of() : Map.copyOf(map);
+    }
+
+    /**
+     * {@code value}, or {@code defaultValue} when it is null.
+     *
+     * @throws IllegalArgumentException naming {@code field} when the value is below {@code min}
+     */
+    static Integer atLeast(Integer value, int defaultValue, int min, String field) {
+        if (value == null) {
+            return defaultValue;
+        }
+        if (value < min) {
+            throw new IllegalArgumentException(field + " must be >= " + min + ", was " + value);
+        }
+        return value;
     }
 }

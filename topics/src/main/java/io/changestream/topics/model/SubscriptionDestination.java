@@ -44,8 +44,9 @@ public record SubscriptionDestination(
     public SubscriptionDestination {
         Objects.requireNonNull(category, "SubscriptionDestination.category is required");
         Objects.requireNonNull(type, "SubscriptionDestination.type is required");
-        timeout = positive(timeout, DEFAULT_TIMEOUT_SECONDS, "timeout");
-        readTimeout = positive(readTimeout, DEFAULT_READ_TIMEOUT_SECONDS, "readTimeout");
+        timeout = Lists.atLeast(timeout, DEFAULT_TIMEOUT_SECONDS, 1, "SubscriptionDestination.timeout");
+        readTimeout = Lists.atLeast(readTimeout, DEFAULT_READ_TIMEOUT_SECONDS, 1,
+                "SubscriptionDestination.readTimeout");
         enabled = enabled == null ? Boolean.TRUE : enabled;
         additionalProperties = Lists.copy(additionalProperties);
     }
@@ -53,15 +54,5 @@ public record SubscriptionDestination(
     /** A destination with the platform's defaults and no extra fields. */
     public SubscriptionDestination(String id, SubscriptionCategory category, SubscriptionType type, JsonNode config) {
         this(id, category, type, null, null, null, config, null, null);
-    }
-
-    static Integer positive(Integer value, int defaultValue, String field) {
-        if (value == null) {
-            return defaultValue;
-        }
-        if (value <= 0) {
-            throw new IllegalArgumentException("SubscriptionDestination." + field + " must be > 0, was " + value);
-        }
-        return value;
     }
 }

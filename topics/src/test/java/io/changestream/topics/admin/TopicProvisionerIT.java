@@ -71,7 +71,8 @@ class TopicProvisionerIT {
     /** Creates a topic the way another tool would, and waits until the broker describes it. */
     private static void createElsewhere(NewTopic topic) throws Exception {
         admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
-        await().atMost(METADATA_WAIT).ignoreExceptions().until(() -> partitionsOf(topic.name()) == topic.numPartitions());
+        await().atMost(METADATA_WAIT).ignoreExceptions()
+                .until(() -> partitionsOf(topic.name()) == topic.numPartitions());
     }
 
     private static int partitionsOf(String topic) throws Exception {

@@ -92,7 +92,8 @@ class ModelJsonTest {
                         + "\"truncated\":true}",
                 Serdes.logStreamEvent().toJson(LogStreamEvent.logs("r", "x", "9", true, true)));
         assertEquals("{\"eventType\":\"complete\",\"runId\":\"r\",\"after\":\"9\",\"reason\":\"idleTimeout\"}",
-                Serdes.logStreamEvent().toJson(LogStreamEvent.complete("r", "9", LogStreamEvent.EndReason.IDLE_TIMEOUT)));
+                Serdes.logStreamEvent().toJson(
+                        LogStreamEvent.complete("r", "9", LogStreamEvent.EndReason.IDLE_TIMEOUT)));
         assertEquals("{\"eventType\":\"error\",\"runId\":\"r\",\"message\":\"viewer limit reached\"}",
                 Serdes.logStreamEvent().toJson(LogStreamEvent.error("r", "viewer limit reached")));
         for (LogStreamEvent.EndReason reason : LogStreamEvent.EndReason.values()) {
