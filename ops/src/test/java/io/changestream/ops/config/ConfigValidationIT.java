@@ -1,0 +1,122 @@
+package io.changestream.ops.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.changestream.cdc.transform.ChangeEventTransform;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shipped configs validate with the real tools: {@code promtool check config|rules} and Debian's docker-compose
+ * 1.29 ({@code config -q}). A missing tool fails the test (ops/test installs them); nothing is skipped.
+ */
+class ConfigValidationIT {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final long TOOL_TIMEOUT_SECONDS = 60;
+
+    /** Runs a tool in the repository root; returns its output; fails loudly when it is missing or fails. */
+    static String tool(String... command) throws IOException, InterruptedException {
+        Process process;
+        try {
+            process = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            fail("'" + command[0] + "' is not installed: run ops/test (it installs the prometheus and docker-compose "
+                    + "Debian packages) — " + e.getMessage());
+            throw e;
+        }
+        byte[] out = process.getInputStream().readAllBytes();
+        if (!process.waitFor(TOOL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            fail(String.join(" ", command) + " did not finish in " + TOOL_TIMEOUT_SECONDS + " s");
+        }
+        String text = new String(out, StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), String.join(" ", command) + " failed:\n" + text);
+        return text;
+    }
+
+    @Test
+    void prometheusConfigIsValidAndLoadsTheRules() throws Exception {
+        String out = tool("promtool", "check", "config", "ops/prometheus/prometheus.yml");
+        assertTrue(out.contains("1 rule files found"), out);
+        String prometheus = Files.readString(ROOT.resolve("ops/prometheus/prometheus.yml"));
+        for (String target : List.of("cdc-connector:8090", "alert-consumer-1:8591", "alert-consumer-2:8591",
+                "log-tailer:8590")) {
+            assertTrue(prometheus.contains(target), "prometheus.yml scrapes " + target);
+        }
+    }
+
+    @Test
+    void alertingRulesAreValid() throws Exception {
+        String out = tool("promtool", "check", "rules", "ops/prometheus/rules.yml");
+        assertTrue(out.contains("SUCCESS"), out);
+        String rules = Files.readString(ROOT.resolve("ops/prometheus/rules.yml"));
+        for (String alert : List.of("ConsumerLagGrowing", "AlertsDeadLettered", "CdcCaptureLagHigh", "CdcDisconnected",
+                "SseConnectionsNearCap", "AlertDestinationCircuitOpen")) {
+            assertTrue(rules.contains("alert: " + alert), "rules.yml has " + alert);
+        }
+    }
+
+    @Test
+    void composeFileValidatesWithDockerCompose1() throws Exception {
+        tool("docker-compose", "-f", "docker-compose.yml", "config", "-q");
+        String services = tool("docker-compose", "-f", "docker-compose.yml", "config", "--services");
+        for (String service : List.of("kafka", "postgres", "prometheus", "grafana", "cdc-connector",
+                "alert-consumer-1", "alert-consumer-2", "log-tailer", "webhook-echo")) {
+            assertTrue(services.lines().anyMatch(service::equals), "compose has service " + service + ":\n" + services);
+        }
+        assertTrue(Files.isRegularFile(ROOT.resolve("cdc-connector/src/main/resources/io/changestream/cdc/sql/"
+                + "postgres.sql")), "the init SQL the compose file mounts exists");
+    }
+
+    @Test
+    void grafanaDashboardIsProvisionedJson() throws Exception {
+        JsonNode dash = new ObjectMapper().readTree(ROOT.resolve("ops/grafana/dashboards/changestream.json").toFile());
+        assertEquals("changestream-overview", dash.get("uid").asText());
+        List<String> titles = new ArrayList<>();
+        dash.get("panels").forEach(p -> titles.add(p.get("title").asText()));
+        for (String row : List.of("Lag", "Throughput", "Latency", "DLQ and failures", "SSE log streams")) {
+            assertTrue(titles.contains(row), "dashboard row " + row + " in " + titles);
+        }
+        String datasource = Files.readString(ROOT.resolve("ops/grafana/provisioning/datasources/prometheus.yml"));
+        assertTrue(datasource.contains("uid: changestream-prometheus"), datasource);
+    }
+
+    @Test
+    void connectConfigUsesTheShippedTransformAndItAcceptsTheSettings() throws Exception {
+        JsonNode config = new ObjectMapper().readTree(ROOT.resolve("ops/connect/changestream-postgres.json").toFile())
+                .get("config");
+        assertEquals("io.debezium.connector.postgresql.PostgresConnector", config.get("connector.class").asText());
+        String type = config.get("transforms.changestream.type").asText();
+        assertEquals(ChangeEventTransform.class.getName(), type);
+        Map<String, String> smt = new HashMap<>();
+        String prefix = "transforms.changestream.";
+        for (Iterator<Map.Entry<String, JsonNode>> it = config.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (e.getKey().startsWith(prefix) && !e.getKey().equals(prefix + "type")) {
+                smt.put(e.getKey().substring(prefix.length()), e.getValue().asText());
+            }
+        }
+        try (ChangeEventTransform<SourceRecord> transform = new ChangeEventTransform<>()) {
+            transform.configure(smt);
+            assertNotNull(transform.config());
+        }
+        assertTrue(config.get("database.password").asText().startsWith("${file:"),
+                "the password comes from a config provider, never inline");
+    }
+}
