@@ -1,0 +1,239 @@
+package io.changestream.logs;
+
+import io.changestream.logs.engine.StreamSettings;
+import java.io.IOException;
+import java.io.Reader;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Everything the log-tailer is configured with: a properties file, each key overridable by an environment variable
+ * {@code LOG_TAILER_<KEY>} (upper case, {@code .} → {@code _}; e.g. {@code LOG_TAILER_HTTP_PORT}). Immutable;
+ * validated at construction with a message naming the setting. README.md lists every key and default.
+ *
+ * @param httpHost             {@code http.host} (0.0.0.0)
+ * @param httpPort             {@code http.port} (8590; 0 = any free port)
+ * @param acceptQueue          {@code http.acceptQueue} (4096): the connector's accept backlog
+ * @param maxThreads           {@code http.maxThreads} (200): Jetty request threads
+ * @param idleTimeout          {@code http.idleTimeoutSeconds} (60): a connection with no I/O is closed
+ * @param authTokens           {@code auth.tokens}: bearer tokens accepted (comma-separated; required)
+ * @param storageRoot          {@code storage.root}: root of {@code <fqn>/<runId>/logs.txt} (optional)
+ * @param serviceUrl           {@code pipelineService.url}: the pipeline service's chunked log API (optional)
+ * @param serviceTimeout       {@code pipelineService.timeoutMillis} (5000)
+ * @param serviceToken         {@code pipelineService.token}: bearer token for the service (optional)
+ * @param pipelineIds          {@code pipelines.ids}: {@code id=fqn} pairs (comma-separated) so {fqn} may be an id
+ * @param knownPipelines       {@code pipelines.known}: FQNs known without storage or status (comma-separated)
+ * @param kafkaBootstrap       {@code kafka.bootstrapServers}: when blank, no replay topic and every run UNKNOWN
+ * @param kafkaNamespace       {@code kafka.namespace} (cs.): topic name prefix
+ * @param kafkaStateDir        {@code kafka.stateDir} (java.io.tmpdir/log-tailer-state): Kafka Streams stores
+ * @param instanceId           {@code kafka.instanceId} (hostname-port): names this server's stores
+ * @param replayIndexWait      {@code kafka.replayIndexWaitMillis} (2000): how long a replay waits for a chunk to be
+ *                             indexed
+ * @param replayThreads        {@code kafka.replayThreads} (2): threads serving Kafka replays
+ * @param replayQueue          {@code kafka.replayQueue} (1000): replays waiting at most; more are served truncated
+ * @param producerMaxBlock     {@code kafka.producerMaxBlockMillis} (100): how long a poll may block on a full
+ *                             producer buffer
+ * @param stream               {@code stream.*}: the 14 stream limits and the heartbeat ({@link StreamSettings})
+ */
+public record LogTailerConfig(
+        String httpHost,
+        int httpPort,
+        int acceptQueue,
+        int maxThreads,
+        Duration idleTimeout,
+        List<String> authTokens,
+        Path storageRoot,
+        URI serviceUrl,
+        Duration serviceTimeout,
+        String serviceToken,
+        Map<String, String> pipelineIds,
+        Set<String> knownPipelines,
+        String kafkaBootstrap,
+        String kafkaNamespace,
+        Path kafkaStateDir,
+        String instanceId,
+        Duration replayIndexWait,
+        int replayThreads,
+        int replayQueue,
+        Duration producerMaxBlock,
+        StreamSettings stream) {
+
+    /** Prefix of the environment overrides. */
+    public static final String ENV_PREFIX = "LOG_TAILER_";
+
+    public LogTailerConfig {
+        require(httpHost != null && !httpHost.isBlank(), "http.host must not be blank");
+        require(httpPort >= 0 && httpPort <= 65535, "http.port must be in [0, 65535], was " + httpPort);
+        require(acceptQueue > 0, "http.acceptQueue must be > 0, was " + acceptQueue);
+        require(maxThreads >= 8, "http.maxThreads must be >= 8, was " + maxThreads);
+        require(idleTimeout != null && idleTimeout.toSeconds() > 0, "http.idleTimeoutSeconds must be > 0");
+        require(authTokens != null && !authTokens.isEmpty() && authTokens.stream().noneMatch(String::isBlank),
+                "auth.tokens must list at least one non-blank token");
+        authTokens = List.copyOf(authTokens);
+        require(storageRoot != null || serviceUrl != null,
+                "set storage.root or pipelineService.url (or both): there is no log backend");
+        require(serviceTimeout != null && serviceTimeout.toMillis() > 0, "pipelineService.timeoutMillis must be > 0");
+        pipelineIds = Map.copyOf(pipelineIds == null ? Map.of() : pipelineIds);
+        knownPipelines = Set.copyOf(knownPipelines == null ? Set.of() : knownPipelines);
+        require(kafkaNamespace != null, "kafka.namespace must not be null");
+        require(kafkaStateDir != null, "kafka.stateDir must be set");
+        require(instanceId != null && instanceId.matches("[A-Za-z0-9._-]+"),
+                "kafka.instanceId must match [A-Za-z0-9._-]+, was " + instanceId);
+        require(replayIndexWait != null && !replayIndexWait.isNegative(), "kafka.replayIndexWaitMillis must be >= 0");
+        require(replayThreads > 0, "kafka.replayThreads must be > 0, was " + replayThreads);
+        require(replayQueue > 0, "kafka.replayQueue must be > 0, was " + replayQueue);
+        require(producerMaxBlock != null && producerMaxBlock.toMillis() > 0, "kafka.producerMaxBlockMillis must be > 0");
+        require(stream != null, "stream settings are required");
+    }
+
+    /** True when a Kafka cluster is configured (replay topic and run-state view). */
+    public boolean kafkaEnabled() {
+        return kafkaBootstrap != null && !kafkaBootstrap.isBlank();
+    }
+
+    /** Reads {@code file} and applies the process environment's overrides. */
+    public static LogTailerConfig load(Path file) throws IOException {
+        Properties props = new Properties();
+        try (Reader reader = Files.newBufferedReader(file)) {
+            props.load(reader);
+        }
+        return from(props, System.getenv());
+    }
+
+    /** The config from properties, each key overridden by {@code LOG_TAILER_<KEY>} in {@code env} when present. */
+    public static LogTailerConfig from(Properties props, Map<String, String> env) {
+        Settings s = new Settings(props, env);
+        StreamSettings d = StreamSettings.defaults();
+        StreamSettings stream = new StreamSettings(
+                s.seconds("stream.pollSeconds", d.poll()),
+                s.integer("stream.linesPerRead", d.linesPerRead()),
+                s.integer("stream.maxReadsPerTick", d.maxReadsPerTick()),
+                s.longValue("stream.maxBytesPerTick", d.maxBytesPerTick()),
+                s.longValue("stream.maxStreamBytes", d.maxStreamBytes()),
+                s.longValue("stream.maxStreamSeconds", d.maxStreamSeconds()),
+                s.longValue("stream.maxIdleSeconds", d.maxIdleSeconds()),
+                s.longValue("stream.finishGraceSeconds", d.finishGraceSeconds()),
+                s.longValue("stream.unknownRunGraceSeconds", d.unknownRunGraceSeconds()),
+                s.longValue("stream.runProbeSeconds", d.runProbeSeconds()),
+                s.longValue("stream.maxReplayBytes", d.maxReplayBytes()),
+                s.longValue("stream.maxPendingBytesPerClient", d.maxPendingBytesPerClient()),
+                s.integer("stream.maxActiveRuns", d.maxActiveRuns()),
+                s.integer("stream.maxActiveConnections", d.maxActiveConnections()),
+                s.longValue("stream.heartbeatSeconds", d.heartbeatSeconds()));
+        int port = s.integer("http.port", 8590);
+        String storage = s.string("storage.root", "");
+        String service = s.string("pipelineService.url", "");
+        String token = s.string("pipelineService.token", "");
+        Map<String, String> ids = new LinkedHashMap<>();
+        for (String pair : s.list("pipelines.ids")) {
+            int eq = pair.indexOf('=');
+            require(eq > 0 && eq < pair.length() - 1, "pipelines.ids entries must be id=fqn, was '" + pair + "'");
+            ids.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return new LogTailerConfig(
+                s.string("http.host", "0.0.0.0"),
+                port,
+                s.integer("http.acceptQueue", 4096),
+                s.integer("http.maxThreads", 200),
+                Duration.ofSeconds(s.longValue("http.idleTimeoutSeconds", 60)),
+                s.list("auth.tokens"),
+                storage.isBlank() ? null : Path.of(storage),
+                service.isBlank() ? null : URI.create(service),
+                Duration.ofMillis(s.longValue("pipelineService.timeoutMillis", 5000)),
+                token.isBlank() ? null : token,
+                ids,
+                Set.copyOf(s.list("pipelines.known")),
+                s.string("kafka.bootstrapServers", ""),
+                s.string("kafka.namespace", "cs."),
+                Path.of(s.string("kafka.stateDir", System.getProperty("java.io.tmpdir") + "/log-tailer-state")),
+                s.string("kafka.instanceId", defaultInstanceId(port)),
+                Duration.ofMillis(s.longValue("kafka.replayIndexWaitMillis", 2000)),
+                s.integer("kafka.replayThreads", 2),
+                s.integer("kafka.replayQueue", 1000),
+                Duration.ofMillis(s.longValue("kafka.producerMaxBlockMillis", 100)),
+                stream);
+    }
+
+    private static String defaultInstanceId(int port) {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "localhost";
+        }
+        return (host + "-" + port).replaceAll("[^A-Za-z0-9._-]", "-");
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** Property lookup with environment overrides and typed parsing that names the key on failure. */
+    private static final class Settings {
+        private final Map<String, String> values = new HashMap<>();
+
+        Settings(Properties props, Map<String, String> env) {
+            props.stringPropertyNames().forEach(k -> values.put(k, props.getProperty(k).trim()));
+            env.forEach((k, v) -> {
+                if (k.startsWith(ENV_PREFIX)) {
+                    values.put("env:" + k.substring(ENV_PREFIX.length()), v.trim());
+                }
+            });
+        }
+
+        String string(String key, String fallback) {
+            String env = values.get("env:" + key.toUpperCase(Locale.ROOT).replace('.', '_'));
+            if (env != null) {
+                return env;
+            }
+            return values.getOrDefault(key, fallback);
+        }
+
+        List<String> list(String key) {
+            String v = string(key, "");
+            return v.isBlank() ? List.of() : Arrays.stream(v.split(",")).map(String::trim)
+                    .filter(x -> !x.isEmpty()).toList();
+        }
+
+        int integer(String key, int fallback) {
+            return (int) longValue(key, fallback);
+        }
+
+        long longValue(String key, long fallback) {
+            String v = string(key, null);
+            if (v == null || v.isBlank()) {
+                return fallback;
+            }
+            try {
+                return Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(key + " must be a whole number, was '" + v + "'");
+            }
+        }
+
+        Duration seconds(String key, Duration fallback) {
+            String v = string(key, null);
+            if (v == null || v.isBlank()) {
+                return fallback;
+            }
+            try {
+                return Duration.ofNanos(new BigDecimal(v).movePointRight(9).longValueExact());
+            } catch (ArithmeticException | NumberFormatException e) {
+                throw new IllegalArgumentException(key + " must be a number of seconds, was '" + v + "'");
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.changestream.logs.http;
+
+import io.changestream.logs.engine.EventFrames;
+import io.changestream.logs.engine.LogMetrics.Refusal;
+import io.changestream.logs.engine.SourceUnavailableException;
+import io.changestream.logs.engine.StreamSettings;
+import io.changestream.logs.engine.TailerManager;
+import io.changestream.logs.engine.Viewer;
+import io.changestream.logs.source.LogSource;
+import io.changestream.logs.source.Page;
+import io.changestream.logs.source.PathNames;
+import io.changestream.logs.source.SourceResolver;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The platform-compatible log endpoints under {@value #PATH}:
+ * <ul>
+ * <li>{@code GET {fqn}/stream/{runId}?after=} — the SSE stream: 200 committed at once, 404 only for an unknown
+ * pipeline, every later failure an {@code error} event. Streams whether or not the client sent
+ * {@code Accept: text/event-stream} (browsers do, {@code curl -N} does not).</li>
+ * <li>{@code GET {fqn}/last?runId=&after=} — one page as JSON: {@code runId, logs, after, more, truncated}.</li>
+ * <li>{@code GET {fqn}/last/download?runId=} — the whole run as {@code text/plain}, streamed page by page.</li>
+ * </ul>
+ * {@code {fqn}} is the FQN or a configured id; no or a wrong bearer token gives 401 before anything opens. A plain
+ * servlet (not a Javalin route) so the stream is written with non-blocking output; Jetty request threads call it.
+ */
+public final class LogsApiServlet extends HttpServlet {
+
+    /** The servlet's path prefix. */
+    public static final String PATH = "/api/v1/services/ingestionPipelines/logs";
+    private static final long serialVersionUID = 1L;
+
+    private final transient BearerAuth auth;
+    private final transient PipelineRegistry registry;
+    private final transient SourceResolver sources;
+    private final transient TailerManager manager;
+
+    /** The endpoints over these parts. */
+    public LogsApiServlet(BearerAuth auth, PipelineRegistry registry, SourceResolver sources, TailerManager manager) {
+        this.auth = auth;
+        this.registry = registry;
+        this.sources = sources;
+        this.manager = manager;
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        if (!auth.allows(req.getHeader("Authorization"))) {
+            resp.setHeader("WWW-Authenticate", "Bearer");
+            json(resp, 401, Map.of("code", 401, "message", "A valid bearer token is required."));
+            return;
+        }
+        String path = req.getPathInfo() == null ? "" : req.getPathInfo();
+        String[] parts = path.startsWith("/") ? path.substring(1).split("/", -1) : new String[0];
+        if (parts.length == 3 && parts[1].equals("stream")) {
+            stream(req, resp, parts[0], parts[2]);
+        } else if (parts.length == 2 && parts[1].equals("last")) {
+            last(req, resp, parts[0], false);
+        } else if (parts.length == 3 && parts[1].equals("last") && parts[2].equals("download")) {
+            last(req, resp, parts[0], true);
+        } else {
+            json(resp, 404, Map.of("code", 404, "message", "No such endpoint."));
+        }
+    }
+
+    private void stream(HttpServletRequest req, HttpServletResponse resp, String fqnOrId, String runId)
+            throws IOException {
+        String problem = firstProblem(fqnOrId, runId);
+        if (problem != null) {
+            json(resp, 400, Map.of("code", 400, "message", problem));
+            return;
+        }
+        Optional<String> fqn = registry.resolve(fqnOrId);
+        if (fqn.isEmpty()) {
+            json(resp, 404, Map.of("code", 404, "message", "Unknown ingestion pipeline " + fqnOrId + "."));
+            return;
+        }
+        String after = blankToNull(req.getParameter("after"));
+        resp.setStatus(200);
+        resp.setContentType("text/event-stream;charset=utf-8");
+        resp.setHeader("Cache-Control", "no-cache");
+        resp.setHeader("X-Accel-Buffering", "no");
+        AsyncContext async = req.startAsync();
+        async.setTimeout(0);
+        resp.flushBuffer();
+        ServletSink sink = new ServletSink(async);
+        StreamSettings settings = manager.settings();
+        Viewer viewer = new Viewer(runId, sink, settings.maxPendingBytesPerClient(), manager.metrics());
+        sink.start(viewer);
+        Optional<LogSource> source = sources.resolve(fqn.get(), runId);
+        if (source.isEmpty()) {
+            manager.refuse(viewer, after, "No log backend holds run " + runId + " of pipeline " + fqn.get()
+                    + ". Configure log storage or a pipeline service.", Refusal.NO_BACKEND);
+            return;
+        }
+        manager.open(fqn.get(), runId, source.get(), after, viewer);
+    }
+
+    private void last(HttpServletRequest req, HttpServletResponse resp, String fqnOrId, boolean download)
+            throws IOException {
+        String requestedRun = blankToNull(req.getParameter("runId"));
+        String problem = firstProblem(fqnOrId, requestedRun == null ? "x" : requestedRun);
+        if (problem != null) {
+            json(resp, 400, Map.of("code", 400, "message", problem));
+            return;
+        }
+        Optional<String> fqn = registry.resolve(fqnOrId);
+        Optional<String> runId = fqn.flatMap(f -> requestedRun != null ? Optional.of(requestedRun)
+                : registry.latestRun(f));
+        Optional<LogSource> source = runId.flatMap(r -> sources.resolve(fqn.get(), r));
+        if (source.isEmpty()) {
+            json(resp, 404, Map.of("code", 404, "message", fqn.isEmpty() ? "Unknown ingestion pipeline " + fqnOrId
+                    + "." : "No logs for this pipeline run."));
+            return;
+        }
+        StreamSettings settings = manager.settings();
+        try {
+            if (download) {
+                download(resp, fqn.get(), runId.get(), source.get(), settings);
+                return;
+            }
+            Page page = source.get().read(blankToNull(req.getParameter("after")), settings.linesPerRead(),
+                    settings.maxBytesPerTick());
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("runId", runId.get());
+            body.put("logs", page.text());
+            body.put("after", page.cursorAfter());
+            body.put("more", page.more());
+            body.put("truncated", page.restarted());
+            json(resp, 200, body);
+        } catch (SourceUnavailableException e) {
+            json(resp, 410, Map.of("code", 410, "message", e.getMessage()));
+        } catch (IOException e) {
+            if (resp.isCommitted()) {
+                throw e;
+            }
+            json(resp, 503, Map.of("code", 503, "message", "The log backend is not answering; retry shortly."));
+        }
+    }
+
+    private static void download(HttpServletResponse resp, String fqn, String runId, LogSource source,
+                                 StreamSettings settings) throws IOException {
+        resp.setStatus(200);
+        resp.setContentType("text/plain;charset=utf-8");
+        resp.setHeader("Content-Disposition", "attachment; filename=\"" + (fqn + "-" + runId)
+                .replaceAll("[^A-Za-z0-9._-]", "_") + ".log\"");
+        OutputStream out = resp.getOutputStream();
+        String cursor = null;
+        while (true) {
+            Page page = source.read(cursor, settings.linesPerRead(), settings.maxBytesPerTick());
+            out.write(page.text().getBytes(StandardCharsets.UTF_8));
+            if (!page.more() || page.cursorAfter().equals(page.cursorBefore())) {
+                break;
+            }
+            cursor = page.cursorAfter();
+        }
+        out.flush();
+    }
+
+    private static String firstProblem(String fqn, String runId) {
+        String problem = PathNames.problem("pipeline fqn", fqn);
+        return problem != null ? problem : PathNames.problem("run id", runId);
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value;
+    }
+
+    private static void json(HttpServletResponse resp, int status, Map<String, ?> body) throws IOException {
+        resp.setStatus(status);
+        resp.setContentType("application/json;charset=utf-8");
+        resp.getOutputStream().write(EventFrames.json(body).getBytes(StandardCharsets.UTF_8));
+    }
+}

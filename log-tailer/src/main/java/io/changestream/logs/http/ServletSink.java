@@ -1,0 +1,166 @@
+package io.changestream.logs.http;
+
+import io.changestream.logs.engine.Viewer;
+import io.changestream.logs.engine.ViewerSink;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Queue;
+
+/**
+ * An SSE response written with non-blocking servlet output: frames queue here and are written whenever the
+ * connection can take them ({@link WriteListener}), so a slow client never blocks a poll thread and its backlog is
+ * visible as {@link #pendingBytes()}. Ends the async request on close; tells the {@link Viewer} when the client went
+ * away. Called by poll, heartbeat and Jetty threads; guarded by its own lock.
+ */
+final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
+
+    private final AsyncContext async;
+    private final ServletOutputStream out;
+    private final Queue<byte[]> queue = new ArrayDeque<>();
+    private long pending;
+    private boolean closing;
+    private boolean completed;
+    private boolean needsFlush;
+    private volatile Viewer viewer;
+
+    ServletSink(AsyncContext async) throws IOException {
+        this.async = async;
+        this.out = async.getResponse().getOutputStream();
+        async.addListener(this);
+    }
+
+    /** Binds the viewer and starts non-blocking writing. */
+    void start(Viewer boundViewer) {
+        this.viewer = boundViewer;
+        out.setWriteListener(this);
+    }
+
+    @Override
+    public void write(byte[] frame) {
+        synchronized (this) {
+            if (closing || completed) {
+                return;
+            }
+            queue.add(frame);
+            pending += frame.length;
+        }
+        drain();
+    }
+
+    @Override
+    public synchronized long pendingBytes() {
+        return pending;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            closing = true;
+        }
+        drain();
+    }
+
+    @Override
+    public void abort() {
+        synchronized (this) {
+            queue.clear();
+            pending = 0;
+            closing = true;
+        }
+        complete();
+    }
+
+    @Override
+    public void onWritePossible() {
+        drain();
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        gone();
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+        gone();
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+        gone();
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+        gone();
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+        // not re-dispatched
+    }
+
+    private void drain() {
+        boolean finish = false;
+        synchronized (this) {
+            if (completed || viewer == null) {
+                return;
+            }
+            try {
+                while (out.isReady()) {
+                    byte[] next = queue.poll();
+                    if (next != null) {
+                        out.write(next);
+                        pending -= next.length;
+                        needsFlush = true;
+                    } else if (needsFlush) {
+                        needsFlush = false;
+                        out.flush();
+                    } else {
+                        finish = closing;
+                        break;
+                    }
+                }
+            } catch (IOException | IllegalStateException e) {
+                queue.clear();
+                pending = 0;
+                finish = true;
+            }
+        }
+        if (finish) {
+            complete();
+        }
+    }
+
+    private void complete() {
+        synchronized (this) {
+            if (completed) {
+                return;
+            }
+            completed = true;
+        }
+        try {
+            async.complete();
+        } catch (IllegalStateException e) {
+            // already completed by the container (client gone)
+        }
+        gone();
+    }
+
+    private void gone() {
+        synchronized (this) {
+            completed = true;
+            queue.clear();
+            pending = 0;
+        }
+        Viewer v = viewer;
+        if (v != null) {
+            v.transportClosed();
+        }
+    }
+}

@@ -1,0 +1,199 @@
+package io.changestream.logs;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.logs.engine.TailerManager;
+import io.changestream.topics.model.LogStreamEvent;
+import io.changestream.topics.model.LogStreamEvent.EventType;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The endpoints over real HTTP against a real server on a storage root (no Kafka). */
+class LogsApiIT {
+
+    private static final String BASE = "/api/v1/services/ingestionPipelines/logs/";
+
+    @TempDir
+    Path root;
+    private LogTailerServer server;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private void start(Map<String, String> overrides) {
+        server = LogTailerServer.start(TestConfigs.config(root, overrides));
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + server.port() + path);
+    }
+
+    private Path run(String fqn, String runId) throws Exception {
+        Path dir = Files.createDirectories(root.resolve(fqn).resolve(runId));
+        return dir.resolve("logs.txt");
+    }
+
+    private static void append(Path file, String text) throws Exception {
+        Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    private HttpResponse<String> get(String path, String token) throws Exception {
+        HttpRequest.Builder req = HttpRequest.newBuilder(uri(path)).GET();
+        if (token != null) {
+            req.header("Authorization", "Bearer " + token);
+        }
+        return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void missingOrWrongTokenIs401BeforeTheStreamOpens() throws Exception {
+        start(Map.of());
+        run("svc.pipe", "r1");
+        for (String path : new String[] {"svc.pipe/stream/r1", "svc.pipe/last?runId=r1", "svc.pipe/last/download"}) {
+            assertEquals(401, get(BASE + path, null).statusCode(), path);
+            HttpResponse<String> wrong = get(BASE + path, "nope");
+            assertEquals(401, wrong.statusCode(), path);
+            assertEquals("Bearer", wrong.headers().firstValue("WWW-Authenticate").orElse(""));
+        }
+    }
+
+    @Test
+    void unknownPipelineIs404AndUnsafeNamesAre400() throws Exception {
+        start(Map.of());
+        assertEquals(404, get(BASE + "nobody/stream/r1", TestConfigs.TOKEN).statusCode());
+        HttpResponse<String> dots = get(BASE + "a..b/stream/r1", TestConfigs.TOKEN);
+        assertEquals(400, dots.statusCode(), dots.body());
+        assertEquals(400, get(BASE + "svc.pipe/stream/bad%01run", TestConfigs.TOKEN).statusCode());
+        assertEquals(400, get(BASE + "svc.pipe/stream/..x", TestConfigs.TOKEN).statusCode());
+        // a bare ".." segment is resolved away by URI normalization before routing: never a stream
+        assertEquals(404, get(BASE + "svc.pipe/stream/..", TestConfigs.TOKEN).statusCode());
+    }
+
+    @Test
+    void streamIsCommittedAtOnceAndDeliversAppendedLinesWithoutAcceptHeader() throws Exception {
+        start(Map.of());
+        Path log = run("svc.pipe", "r1");
+        try (SseClient client = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1?after=0"), "other-token",
+                false)) {
+            assertEquals(200, client.status);
+            assertTrue(client.contentType.startsWith("text/event-stream"), client.contentType);
+            append(log, "first\nsecond\n");
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.text().equals("first\nsecond\n"));
+            append(log, "third\n");
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.text().endsWith("third\n"));
+            assertTrue(client.events.stream().allMatch(e -> e.eventType() == EventType.LOGS
+                    && "r1".equals(e.runId()) && e.after() != null));
+            assertEquals("3", client.last().after());
+        }
+    }
+
+    @Test
+    void browserStyleRequestAndPipelineGivenByIdAndResumeFromCursor() throws Exception {
+        start(Map.of("pipelines.ids", "0b9f5c6e-1111-2222-3333-444455556666=svc.pipe"));
+        Path log = run("svc.pipe", "scheduled__2026-11-29T09:00:00+00:00");
+        append(log, "a\nb\nc\n");
+        try (SseClient client = SseClient.open(http, uri(BASE
+                + "0b9f5c6e-1111-2222-3333-444455556666/stream/scheduled__2026-11-29T09:00:00%2B00:00?after=1"),
+                TestConfigs.TOKEN, true)) {
+            assertEquals(200, client.status);
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.text().equals("b\nc\n"));
+        }
+    }
+
+    @Test
+    void heartbeatCommentsArriveOnAQuietStream() throws Exception {
+        start(Map.of("stream.heartbeatSeconds", "1"));
+        run("svc.pipe", "r1");
+        try (SseClient client = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN, true)) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.comments.size() >= 2);
+            assertEquals(": heartbeat", client.comments.get(0));
+        }
+    }
+
+    @Test
+    void pastTheCapsTheStreamIsAnErrorEventThenClosed() throws Exception {
+        start(Map.of("stream.maxActiveConnections", "2", "stream.maxActiveRuns", "1"));
+        run("svc.pipe", "r1");
+        run("svc.pipe", "r2");
+        try (SseClient first = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN, true)) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.manager().activeRuns() == 1);
+            try (SseClient otherRun = SseClient.open(http, uri(BASE + "svc.pipe/stream/r2"), TestConfigs.TOKEN,
+                    true)) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> otherRun.ended);
+                assertEquals(200, otherRun.status);
+                assertEquals(EventType.ERROR, otherRun.last().eventType());
+                assertEquals(TailerManager.TOO_MANY_RUNS, otherRun.last().message());
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.manager().activeConnections() == 1);
+            try (SseClient second = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN, true);
+                 SseClient third = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN, true)) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> third.ended);
+                LogStreamEvent refused = third.last();
+                assertEquals(EventType.ERROR, refused.eventType());
+                assertEquals(TailerManager.TOO_MANY_CONNECTIONS, refused.message());
+                assertTrue(!second.ended);
+            }
+        }
+    }
+
+    @Test
+    void knownPipelineWithoutAnyBackendForTheRunGetsAnErrorEvent() throws Exception {
+        start(Map.of("pipelines.known", "configured.pipe"));
+        try (SseClient client = SseClient.open(http, uri(BASE + "configured.pipe/stream/r9"), TestConfigs.TOKEN,
+                false)) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.ended);
+            assertEquals(200, client.status);
+            assertEquals(EventType.ERROR, client.last().eventType());
+            assertTrue(client.last().message().startsWith("No log backend"), client.last().message());
+        }
+    }
+
+    @Test
+    void lastPagesAndDownloadStreamsTheWholeRun() throws Exception {
+        start(Map.of("stream.linesPerRead", "2"));
+        Path log = run("svc.pipe", "r1");
+        append(log, "1\n2\n3\n4\n5\n");
+        HttpResponse<String> page = get(BASE + "svc.pipe/last?runId=r1&after=1", TestConfigs.TOKEN);
+        assertEquals(200, page.statusCode());
+        assertEquals("{\"runId\":\"r1\",\"logs\":\"2\\n3\\n\",\"after\":\"3\",\"more\":true,\"truncated\":false}",
+                page.body());
+        HttpResponse<String> latest = get(BASE + "svc.pipe/last", TestConfigs.TOKEN);
+        assertTrue(latest.body().contains("\"runId\":\"r1\""), latest.body());
+        HttpResponse<String> download = get(BASE + "svc.pipe/last/download?runId=r1", TestConfigs.TOKEN);
+        assertEquals(200, download.statusCode());
+        assertEquals("1\n2\n3\n4\n5\n", download.body());
+    }
+
+    @Test
+    void healthAndMetricsDescribeEveryMeter() throws Exception {
+        start(Map.of());
+        assertEquals(200, get("/health/live", null).statusCode());
+        assertEquals(200, get("/health/ready", null).statusCode());
+        String metrics = get("/metrics", null).body();
+        for (String name : new String[] {"logtailer_active_runs", "logtailer_active_connections",
+            "logtailer_sent_bytes_total", "logtailer_refusals_total", "logtailer_replays_total",
+            "logtailer_dropped_viewers_total"}) {
+            assertTrue(metrics.contains("# HELP " + name + " "), name);
+        }
+        metrics.lines().filter(l -> l.startsWith("# HELP ")).forEach(l ->
+                assertTrue(l.split(" ", 4).length == 4 && !l.split(" ", 4)[3].isBlank(), l));
+    }
+}
