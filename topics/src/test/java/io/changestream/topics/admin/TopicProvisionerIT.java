@@ -2,6 +2,8 @@ package io.changestream.topics.admin;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.testkit.Brokers;
@@ -26,6 +28,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -192,5 +195,14 @@ class TopicProvisionerIT {
             pool.shutdownNow();
             admins.forEach(Admin::close);
         }
+    }
+
+    @Test
+    void aReplicationFactorTheClusterCannotMeetFailsNamingTheTopic() {
+        TopicCatalog production = new TopicCatalog("it-" + UUID.randomUUID().toString().substring(0, 8) + ".");
+        ProvisioningException e = assertThrows(ProvisioningException.class,
+                () -> new TopicProvisioner(admin).provision(List.of(production.changes())));
+        assertTrue(e.getMessage().contains(production.changes().name()), e.getMessage());
+        assertInstanceOf(InvalidReplicationFactorException.class, e.getCause());
     }
 }

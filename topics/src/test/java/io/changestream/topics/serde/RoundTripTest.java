@@ -102,4 +102,15 @@ class RoundTripTest {
             assertEquals(expected, actual, sample + ": " + path);
         }
     }
+
+    @Test
+    void explicitNullsInFreeFormValuesSurvive() throws Exception {
+        String json = "{\"id\":\"e\",\"eventType\":\"entityUpdated\",\"entityType\":\"table\",\"entityId\":\"t\","
+                + "\"timestamp\":1,\"changeDescription\":{\"fieldsUpdated\":[{\"name\":\"owner\",\"oldValue\":null,"
+                + "\"newValue\":{\"id\":\"u\"}}]},\"futureField\":null}";
+        ChangeEvent event = Serdes.changeEvent().fromJson(json);
+        JsonNode output = Json.mapper().readTree(Serdes.changeEvent().toJson(event));
+        assertContains(Json.mapper().readTree(json), output, "$", "inline");
+        assertEquals(event, Serdes.changeEvent().fromJson(output.toString()));
+    }
 }
