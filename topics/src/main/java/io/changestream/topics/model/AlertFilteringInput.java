@@ -15,7 +15,7 @@ import java.util.List;
 public record AlertFilteringInput(List<ArgumentsInput> filters, List<ArgumentsInput> actions) {
 
     public AlertFilteringInput {
-        filters = Lists.copy(filters);
-        actions = Lists.copy(actions);
+        filters = RecordValues.copy(filters);
+        actions = RecordValues.copy(actions);
     }
 }

@@ -15,6 +15,6 @@ import java.util.List;
 public record Argument(String name, List<String> input) {
 
     public Argument {
-        input = Lists.copy(input);
+        input = RecordValues.copy(input);
     }
 }

@@ -17,6 +17,6 @@ import java.util.List;
 public record ArgumentsInput(String name, Effect effect, PrefixCondition prefixCondition, List<Argument> arguments) {
 
     public ArgumentsInput {
-        arguments = Lists.copy(arguments);
+        arguments = RecordValues.copy(arguments);
     }
 }

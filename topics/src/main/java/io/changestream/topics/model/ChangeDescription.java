@@ -30,10 +30,10 @@ public record ChangeDescription(
         @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> additionalProperties) {
 
     public ChangeDescription {
-        fieldsAdded = Lists.copy(fieldsAdded);
-        fieldsUpdated = Lists.copy(fieldsUpdated);
-        fieldsDeleted = Lists.copy(fieldsDeleted);
-        additionalProperties = Lists.copy(additionalProperties);
+        fieldsAdded = RecordValues.copy(fieldsAdded);
+        fieldsUpdated = RecordValues.copy(fieldsUpdated);
+        fieldsDeleted = RecordValues.copy(fieldsDeleted);
+        additionalProperties = RecordValues.copy(additionalProperties);
     }
 
     /** A description without further platform fields. */

@@ -69,8 +69,8 @@ public record ChangeEvent(
         requireText(eventType, "eventType");
         requireText(entityType, "entityType");
         requireText(entityId, "entityId");
-        domains = Lists.copyOrNull(domains);
-        additionalProperties = Lists.copy(additionalProperties);
+        domains = RecordValues.copyOrNull(domains);
+        additionalProperties = RecordValues.copy(additionalProperties);
     }
 
     /** An event without further platform fields (the common constructor). */

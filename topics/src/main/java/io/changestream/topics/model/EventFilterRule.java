@@ -32,6 +32,6 @@ public record EventFilterRule(
         PrefixCondition prefixCondition) {
 
     public EventFilterRule {
-        arguments = Lists.copyOrNull(arguments);
+        arguments = RecordValues.copyOrNull(arguments);
     }
 }

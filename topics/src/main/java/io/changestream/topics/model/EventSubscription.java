@@ -79,12 +79,12 @@ public record EventSubscription(
         alertType = alertType == null ? AlertType.NOTIFICATION : alertType;
         trigger = trigger == null ? TriggerConfig.REAL_TIME : trigger;
         enabled = enabled == null ? Boolean.TRUE : enabled;
-        destinations = Lists.copy(destinations);
-        batchSize = Lists.atLeast(batchSize, DEFAULT_BATCH_SIZE, 1, "EventSubscription.batchSize");
-        retries = Lists.atLeast(retries, DEFAULT_RETRIES, 0, "EventSubscription.retries");
-        pollInterval = Lists.atLeast(pollInterval, DEFAULT_POLL_INTERVAL_SECONDS, 1,
+        destinations = RecordValues.copy(destinations);
+        batchSize = RecordValues.atLeast(batchSize, DEFAULT_BATCH_SIZE, 1, "EventSubscription.batchSize");
+        retries = RecordValues.atLeast(retries, DEFAULT_RETRIES, 0, "EventSubscription.retries");
+        pollInterval = RecordValues.atLeast(pollInterval, DEFAULT_POLL_INTERVAL_SECONDS, 1,
                 "EventSubscription.pollInterval");
-        additionalProperties = Lists.copy(additionalProperties);
+        additionalProperties = RecordValues.copy(additionalProperties);
     }
 
     /** A builder for tests and tools; the record's defaults apply to fields left unset. */

@@ -16,8 +16,8 @@ import java.util.List;
 public record FilteringRules(List<String> resources, List<EventFilterRule> rules, List<EventFilterRule> actions) {
 
     public FilteringRules {
-        resources = Lists.copy(resources);
-        rules = Lists.copy(rules);
-        actions = Lists.copy(actions);
+        resources = RecordValues.copy(resources);
+        rules = RecordValues.copy(rules);
+        actions = RecordValues.copy(actions);
     }
 }

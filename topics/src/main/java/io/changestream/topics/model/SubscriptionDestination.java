@@ -44,11 +44,11 @@ public record SubscriptionDestination(
     public SubscriptionDestination {
         Objects.requireNonNull(category, "SubscriptionDestination.category is required");
         Objects.requireNonNull(type, "SubscriptionDestination.type is required");
-        timeout = Lists.atLeast(timeout, DEFAULT_TIMEOUT_SECONDS, 1, "SubscriptionDestination.timeout");
-        readTimeout = Lists.atLeast(readTimeout, DEFAULT_READ_TIMEOUT_SECONDS, 1,
+        timeout = RecordValues.atLeast(timeout, DEFAULT_TIMEOUT_SECONDS, 1, "SubscriptionDestination.timeout");
+        readTimeout = RecordValues.atLeast(readTimeout, DEFAULT_READ_TIMEOUT_SECONDS, 1,
                 "SubscriptionDestination.readTimeout");
         enabled = enabled == null ? Boolean.TRUE : enabled;
-        additionalProperties = Lists.copy(additionalProperties);
+        additionalProperties = RecordValues.copy(additionalProperties);
     }
 
     /** A destination with the platform's defaults and no extra fields. */

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /** Null-tolerant defensive copies (lists and maps) and defaults for record components. */
-final class Lists {
+final class RecordValues {
 
-    private Lists() {
+    private RecordValues() {
     }
 
     /** An unmodifiable copy, empty for null; rejects null elements with a message naming the list. */
