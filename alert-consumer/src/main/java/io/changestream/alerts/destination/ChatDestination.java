@@ -1,0 +1,52 @@
+package io.changestream.alerts.destination;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.changestream.topics.model.SubscriptionType;
+import io.changestream.topics.serde.Json;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A chat incoming webhook (Slack, MS Teams or Google Chat): renders the event with its {@link ChatFormat} and POSTs
+ * it to {@code config.endpoint} with the config's headers and the {@code Idempotency-Key}. Thread-safe.
+ */
+public final class ChatDestination implements Destination {
+
+    private final ChatFormat format;
+    private final HttpSender sender;
+    private final MessageSettings messages;
+
+    public ChatDestination(ChatFormat format, HttpSender sender, MessageSettings messages) {
+        this.format = Objects.requireNonNull(format, "format");
+        this.sender = Objects.requireNonNull(sender, "sender");
+        this.messages = Objects.requireNonNull(messages, "messages");
+    }
+
+    @Override
+    public SubscriptionType type() {
+        return format.type();
+    }
+
+    @Override
+    public DeliveryResult deliver(DeliveryRequest request) {
+        WebhookConfig config;
+        try {
+            config = WebhookConfig.parse(request.destination().config());
+        } catch (DestinationConfigException e) {
+            return DeliveryResult.permanent(e.getMessage());
+        }
+        ChangeMessage message = request.event() != null ? ChangeMessage.of(request.event(), messages)
+                : ChangeMessage.of(request.runStatus(), messages);
+        byte[] body;
+        try {
+            body = Json.mapper().writeValueAsBytes(format.render(message));
+        } catch (JsonProcessingException e) {
+            return DeliveryResult.permanent("cannot render the message: " + e.getMessage());
+        }
+        Map<String, String> headers = new LinkedHashMap<>(config.headers());
+        headers.put("Content-Type", "application/json; charset=utf-8");
+        headers.put(WebhookDestination.IDEMPOTENCY_HEADER, request.idempotencyKey());
+        return sender.send(WebhookDestination.outbound(request.destination(), config, headers, body));
+    }
+}

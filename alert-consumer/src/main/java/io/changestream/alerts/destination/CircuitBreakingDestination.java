@@ -1,0 +1,77 @@
+package io.changestream.alerts.destination;
+
+import io.changestream.topics.model.SubscriptionType;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Wraps a destination with one {@link CircuitBreaker} per destination id, so that one dead endpoint is refused at
+ * once (RETRY after the remaining open time, no network call) instead of holding processor threads for its
+ * timeouts, while the other destinations of the same type are unaffected. Thread-safe.
+ */
+public final class CircuitBreakingDestination implements Destination {
+
+    private final Destination delegate;
+    private final CircuitBreakerSettings settings;
+    private final Clock clock;
+    private final Map<String, CircuitBreaker> breakers;
+
+    public CircuitBreakingDestination(Destination delegate, CircuitBreakerSettings settings, Clock clock) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.breakers = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, CircuitBreaker> eldest) {
+                return size() > settings.maxBreakers();
+            }
+        });
+    }
+
+    @Override
+    public SubscriptionType type() {
+        return delegate.type();
+    }
+
+    @Override
+    public DeliveryResult deliver(DeliveryRequest request) {
+        CircuitBreaker breaker = breaker(request);
+        if (!breaker.tryAcquire()) {
+            Duration wait = breaker.remainingOpen();
+            return DeliveryResult.retry(wait.isZero() ? null : wait,
+                    "circuit open for destination " + key(request));
+        }
+        DeliveryResult result = delegate.deliver(request);
+        breaker.record(result);
+        return result;
+    }
+
+    /** The state of a destination's breaker (CLOSED when it has none yet). */
+    public CircuitState state(String destinationKey) {
+        CircuitBreaker breaker = breakers.get(destinationKey);
+        return breaker == null ? CircuitState.CLOSED : breaker.state();
+    }
+
+    /**
+     * The breaker key of a request: the destination id, or when it has none the subscription id, type and a hash of
+     * the config (never the config itself: endpoints such as Slack webhook URLs are secrets).
+     */
+    public static String key(DeliveryRequest request) {
+        String id = request.destination().id();
+        return id != null ? id : request.subscription().id() + "/" + request.destination().type() + "/"
+                + Integer.toHexString(Objects.hashCode(request.destination().config()));
+    }
+
+    private CircuitBreaker breaker(DeliveryRequest request) {
+        return breakers.computeIfAbsent(key(request), k -> new CircuitBreaker(settings, clock));
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

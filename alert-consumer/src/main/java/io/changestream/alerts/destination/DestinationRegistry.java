@@ -1,0 +1,121 @@
+package io.changestream.alerts.destination;
+
+import io.changestream.alerts.destination.lineage.OpenLineageDestination;
+import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.model.SubscriptionType;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.clients.producer.Producer;
+
+/**
+ * Every destination type the service delivers to, each behind its per-destination circuit breakers, with the
+ * delivery meters. The runtime's processors call {@link #deliver} / {@link #deliverAll}; the REST layer calls
+ * {@link #validate} at save time. Thread-safe.
+ *
+ * <p>Meters: {@code changestream_alert_deliveries_total{type,outcome}} and
+ * {@code changestream_alert_delivery_seconds{type}} (tags: destination type and outcome enums only).
+ */
+public final class DestinationRegistry implements AutoCloseable {
+
+    private final Map<SubscriptionType, CircuitBreakingDestination> destinations = new EnumMap<>(
+            SubscriptionType.class);
+    private final HttpSender sender;
+    private final OpenLineageDestination lineage;
+    private final MeterRegistry meters;
+
+    /**
+     * @param lineageProducer producer for OpenLineage's Kafka transport, or null (owned by the caller)
+     */
+    public DestinationRegistry(DestinationSettings settings, Clock clock, MeterRegistry meters,
+                               Producer<String, String> lineageProducer) {
+        this.meters = Objects.requireNonNull(meters, "meters");
+        this.sender = new HttpSender(settings.http(), clock);
+        this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer);
+        WebhookDestination webhook = new WebhookDestination(sender);
+        List<Destination> all = new ArrayList<>(List.of(webhook,
+                new ChatDestination(ChatFormat.SLACK, sender, settings.messages()),
+                new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages()),
+                new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages()),
+                lineage));
+        if (settings.smtp() != null) {
+            all.add(new EmailDestination(settings.smtp(), settings.messages()));
+        }
+        for (Destination destination : all) {
+            destinations.put(destination.type(),
+                    new CircuitBreakingDestination(destination, settings.breaker(), clock));
+        }
+        destinations.put(SubscriptionType.GENERIC, destinations.get(SubscriptionType.WEBHOOK));
+    }
+
+    /** Whether this service delivers to the type. */
+    public boolean supports(SubscriptionType type) {
+        return destinations.containsKey(type);
+    }
+
+    /** Delivers one request; an unsupported type is a PERMANENT result. */
+    public DeliveryResult deliver(DeliveryRequest request) {
+        return deliverAll(List.of(request)).get(0);
+    }
+
+    /** Delivers requests that share one destination (a batch), results in order. */
+    public List<DeliveryResult> deliverAll(List<DeliveryRequest> requests) {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        SubscriptionType type = requests.get(0).destination().type();
+        Destination destination = destinations.get(type);
+        if (destination == null) {
+            DeliveryResult refused = DeliveryResult.permanent("destination type " + type + " is not supported");
+            return requests.stream().map(r -> refused).toList();
+        }
+        Timer.Sample sample = Timer.start(meters);
+        List<DeliveryResult> results = destination.deliverAll(requests);
+        sample.stop(Timer.builder("changestream.alert.delivery")
+                .description("Time to deliver one request or batch to a destination")
+                .tag("type", type.name()).register(meters));
+        for (DeliveryResult result : results) {
+            Counter.builder("changestream.alert.deliveries")
+                    .description("Delivery attempts by destination type and outcome")
+                    .tag("type", type.name()).tag("outcome", result.outcome().name())
+                    .register(meters).increment();
+        }
+        return results;
+    }
+
+    /** The circuit state of a request's destination. */
+    public CircuitState circuitState(DeliveryRequest request) {
+        CircuitBreakingDestination destination = destinations.get(request.destination().type());
+        return destination == null ? CircuitState.CLOSED
+                : destination.state(CircuitBreakingDestination.key(request));
+    }
+
+    /**
+     * Validates a destination at save time: supported type, config readable, URLs allowed by the SSRF guard,
+     * e-mail receivers valid.
+     *
+     * @throws DestinationConfigException naming the field relative to the destination
+     */
+    public void validate(SubscriptionDestination destination) {
+        SubscriptionType type = destination.type();
+        if (!supports(type)) {
+            throw new DestinationConfigException("type", type + " destinations are not supported by this service");
+        }
+        switch (type) {
+            case EMAIL -> EmailDestination.receivers(destination.config());
+            case OPEN_LINEAGE -> lineage.transport(destination);
+            default -> sender.guard().check(WebhookConfig.parse(destination.config()).endpoint(), "config.endpoint");
+        }
+    }
+
+    @Override
+    public void close() {
+        destinations.values().forEach(Destination::close);
+    }
+}

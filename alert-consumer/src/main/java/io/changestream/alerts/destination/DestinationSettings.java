@@ -1,0 +1,28 @@
+package io.changestream.alerts.destination;
+
+import io.changestream.alerts.destination.lineage.LineageSettings;
+import java.util.Objects;
+
+/**
+ * Everything the destinations need, one record for the service's config file.
+ *
+ * @param http     HTTP settings (SSRF guard, bounds)
+ * @param messages how messages are written
+ * @param breaker  circuit breaker settings
+ * @param smtp     the SMTP server, or null when e-mail destinations are not offered
+ * @param lineage  OpenLineage settings
+ */
+public record DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
+                                  SmtpSettings smtp, LineageSettings lineage) {
+
+    /** Production defaults without e-mail. */
+    public static final DestinationSettings DEFAULTS = new DestinationSettings(HttpSettings.DEFAULTS,
+            MessageSettings.DEFAULTS, CircuitBreakerSettings.DEFAULTS, null, LineageSettings.DEFAULTS);
+
+    public DestinationSettings {
+        Objects.requireNonNull(http, "destinations.http is required");
+        Objects.requireNonNull(messages, "destinations.messages is required");
+        Objects.requireNonNull(breaker, "destinations.breaker is required");
+        Objects.requireNonNull(lineage, "destinations.lineage is required");
+    }
+}

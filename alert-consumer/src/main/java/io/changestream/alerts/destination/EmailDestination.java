@@ -1,0 +1,147 @@
+package io.changestream.alerts.destination;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.topics.model.SubscriptionType;
+import jakarta.mail.AuthenticationFailedException;
+import jakarta.mail.Message;
+import jakarta.mail.MessagingException;
+import jakarta.mail.SendFailedException;
+import jakarta.mail.Session;
+import jakarta.mail.Transport;
+import jakarta.mail.internet.AddressException;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeBodyPart;
+import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+import org.eclipse.angus.mail.smtp.SMTPAddressFailedException;
+import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
+
+/**
+ * E-mail over SMTP (Angus Mail): a multipart/alternative message (text + HTML) to {@code config.receivers}, sent
+ * synchronously — delivered only when the server accepted the message (the platform's async send counted a failed
+ * mail as sent). SMTP 5xx, refused addresses and bad credentials are permanent; 4xx and connection problems are
+ * retried. Thread-safe (one connection per delivery).
+ */
+public final class EmailDestination implements Destination {
+
+    private final SmtpSettings smtp;
+    private final MessageSettings messages;
+    private final Session session;
+
+    public EmailDestination(SmtpSettings smtp, MessageSettings messages) {
+        this.smtp = Objects.requireNonNull(smtp, "smtp");
+        this.messages = Objects.requireNonNull(messages, "messages");
+        Properties props = new Properties();
+        props.put("mail.smtp.host", smtp.host());
+        props.put("mail.smtp.port", Integer.toString(smtp.port()));
+        props.put("mail.smtp.auth", Boolean.toString(smtp.username() != null));
+        props.put("mail.smtp.starttls.enable", Boolean.toString(smtp.startTls()));
+        props.put("mail.smtp.starttls.required", Boolean.toString(smtp.startTls()));
+        props.put("mail.smtp.connectiontimeout", Long.toString(smtp.connectTimeout().toMillis()));
+        props.put("mail.smtp.timeout", Long.toString(smtp.timeout().toMillis()));
+        props.put("mail.smtp.writetimeout", Long.toString(smtp.timeout().toMillis()));
+        this.session = Session.getInstance(props);
+    }
+
+    @Override
+    public SubscriptionType type() {
+        return SubscriptionType.EMAIL;
+    }
+
+    /**
+     * The receivers of a destination config ({@code receivers}, as the platform stores them).
+     *
+     * @throws DestinationConfigException when there are none or one is not an address
+     */
+    public static List<InternetAddress> receivers(JsonNode config) {
+        JsonNode list = config == null ? null : config.get("receivers");
+        if (list == null || !list.isArray() || list.isEmpty()) {
+            throw new DestinationConfigException("config.receivers", "at least one e-mail address is required");
+        }
+        List<InternetAddress> out = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            try {
+                out.add(new InternetAddress(list.get(i).asText(), true));
+            } catch (AddressException e) {
+                throw new DestinationConfigException("config.receivers[" + i + "]", "is not an e-mail address");
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public DeliveryResult deliver(DeliveryRequest request) {
+        List<InternetAddress> to;
+        try {
+            to = receivers(request.destination().config());
+        } catch (DestinationConfigException e) {
+            return DeliveryResult.permanent(e.getMessage());
+        }
+        ChangeMessage m = request.event() != null ? ChangeMessage.of(request.event(), messages)
+                : ChangeMessage.of(request.runStatus(), messages);
+        try {
+            MimeMessage message = new MimeMessage(session);
+            message.setFrom(new InternetAddress(smtp.from()));
+            message.setRecipients(Message.RecipientType.TO, to.toArray(new InternetAddress[0]));
+            message.setSubject("[" + request.subscription().name() + "] " + m.title(), "UTF-8");
+            message.setSentDate(new Date());
+            message.setHeader("Idempotency-Key", request.idempotencyKey());
+            MimeBodyPart text = new MimeBodyPart();
+            text.setText(plain(m), "UTF-8");
+            MimeBodyPart html = new MimeBodyPart();
+            html.setContent(html(m), "text/html; charset=UTF-8");
+            message.setContent(new MimeMultipart("alternative", text, html));
+            message.saveChanges();
+            try (Transport transport = session.getTransport("smtp")) {
+                transport.connect(smtp.host(), smtp.port(), smtp.username(), smtp.password());
+                transport.sendMessage(message, message.getAllRecipients());
+            }
+            return DeliveryResult.delivered();
+        } catch (AuthenticationFailedException e) {
+            return DeliveryResult.permanent("SMTP authentication failed");
+        } catch (SMTPSendFailedException e) {
+            return byCode(e.getReturnCode(), "SMTP server rejected the message: " + e.getMessage().strip());
+        } catch (SendFailedException e) {
+            Exception next = e.getNextException();
+            if (next instanceof SMTPAddressFailedException address) {
+                return byCode(address.getReturnCode(), "SMTP server refused " + address.getAddress() + ": "
+                        + address.getMessage().strip());
+            }
+            return DeliveryResult.permanent("SMTP server refused the recipients: " + e.getMessage());
+        } catch (MessagingException e) {
+            return DeliveryResult.retry(null, "SMTP delivery failed: " + e.getMessage());
+        }
+    }
+
+    private static DeliveryResult byCode(int code, String reason) {
+        return code >= 400 && code < 500 ? DeliveryResult.retry(null, reason) : DeliveryResult.permanent(reason);
+    }
+
+    private static String plain(ChangeMessage m) {
+        return m.title() + "\n\nEntity: " + m.entity() + "\nBy: " + m.who() + "\nWhen: " + m.when() + "\n\n"
+                + m.changesText() + "\n\n" + m.link() + "\n";
+    }
+
+    private static String html(ChangeMessage m) {
+        StringBuilder changes = new StringBuilder();
+        for (String line : m.changes()) {
+            changes.append("<li>").append(escape(line)).append("</li>");
+        }
+        return "<html><body><h2>" + escape(m.title()) + "</h2><table>"
+                + "<tr><th align=\"left\">Entity</th><td>" + escape(m.entity()) + "</td></tr>"
+                + "<tr><th align=\"left\">By</th><td>" + escape(m.who()) + "</td></tr>"
+                + "<tr><th align=\"left\">When</th><td>" + escape(m.when()) + "</td></tr></table>"
+                + (changes.length() == 0 ? "<p>No field changes recorded.</p>" : "<ul>" + changes + "</ul>")
+                + "<p><a href=\"" + escape(m.link()) + "\">Open in the platform</a></p></body></html>";
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+}

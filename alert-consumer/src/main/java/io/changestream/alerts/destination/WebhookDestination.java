@@ -1,0 +1,89 @@
+package io.changestream.alerts.destination;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.model.SubscriptionType;
+import io.changestream.topics.serde.Json;
+import java.nio.charset.StandardCharsets;
+import java.security.InvalidKeyException;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The platform's generic webhook: POSTs (or PUTs) the ChangeEvent JSON with {@code subscriptionId} and
+ * {@code subscriptionName} added, the config's custom headers, {@code Idempotency-Key: <subscriptionId>:<eventId>}
+ * on every request and {@code X-OM-Signature: sha256=<hex HMAC-SHA256 of the body>} when a {@code secretKey} is
+ * set. Thread-safe.
+ */
+public final class WebhookDestination implements Destination {
+
+    /** The signature header, as the platform sends it. */
+    public static final String SIGNATURE_HEADER = "X-OM-Signature";
+    /** The idempotency header. */
+    public static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
+
+    private final HttpSender sender;
+    private final ObjectMapper mapper = Json.mapper();
+
+    public WebhookDestination(HttpSender sender) {
+        this.sender = sender;
+    }
+
+    @Override
+    public SubscriptionType type() {
+        return SubscriptionType.WEBHOOK;
+    }
+
+    @Override
+    public DeliveryResult deliver(DeliveryRequest request) {
+        WebhookConfig config;
+        try {
+            config = WebhookConfig.parse(request.destination().config());
+        } catch (DestinationConfigException e) {
+            return DeliveryResult.permanent(e.getMessage());
+        }
+        byte[] body;
+        try {
+            ObjectNode json = request.event() != null ? mapper.valueToTree(request.event())
+                    : mapper.valueToTree(request.runStatus());
+            json.put("subscriptionId", request.subscription().id());
+            json.put("subscriptionName", request.subscription().name());
+            body = mapper.writeValueAsBytes(json);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            return DeliveryResult.permanent("cannot serialize the event: " + e.getMessage());
+        }
+        Map<String, String> headers = new LinkedHashMap<>(config.headers());
+        headers.put("Content-Type", "application/json");
+        headers.put(IDEMPOTENCY_HEADER, request.idempotencyKey());
+        if (config.secretKey() != null) {
+            headers.put(SIGNATURE_HEADER, "sha256=" + hmacSha256Hex(config.secretKey(), body));
+        }
+        return sender.send(outbound(request.destination(), config, headers, body));
+    }
+
+    /** The request for a destination: its endpoint and method, connect = timeout, read = readTimeout. */
+    static HttpSender.Outbound outbound(SubscriptionDestination destination, WebhookConfig config,
+                                        Map<String, String> headers, byte[] body) {
+        return new HttpSender.Outbound(config.endpoint(), config.httpMethod(), headers, body,
+                Duration.ofSeconds(destination.timeout()), Duration.ofSeconds(destination.readTimeout()),
+                "config.endpoint");
+    }
+
+    /** Lower-case hex HMAC-SHA256 of the body with the UTF-8 key. */
+    public static String hmacSha256Hex(String key, byte[] body) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            return HexFormat.of().formatHex(mac.doFinal(body));
+        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package io.changestream.alerts.destination.lineage;
+
+import io.changestream.alerts.destination.DeliveryResult;
+import io.openlineage.client.OpenLineage;
+import java.util.List;
+
+/** Sends RunEvents somewhere; thread-safe. One result for the whole list (sent together or not at all). */
+public interface LineageTransport {
+
+    /** Sends the events. */
+    DeliveryResult emit(List<OpenLineage.RunEvent> events);
+}

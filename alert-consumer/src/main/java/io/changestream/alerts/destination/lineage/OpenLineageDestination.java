@@ -1,0 +1,130 @@
+package io.changestream.alerts.destination.lineage;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.alerts.destination.DeliveryRequest;
+import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.destination.Destination;
+import io.changestream.alerts.destination.DestinationConfigException;
+import io.changestream.alerts.destination.HttpSender;
+import io.changestream.alerts.destination.WebhookConfig;
+import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.model.SubscriptionType;
+import io.openlineage.client.OpenLineage;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.clients.producer.Producer;
+
+/**
+ * An OpenLineage destination. Takes run-status requests ({@link DeliveryRequest#ofRun}); states outside
+ * {@link LineageSettings#statuses()} are settled as delivered without sending. Config: {@code transport}
+ * {@code http} (default: {@code endpoint}, optional {@code batchEndpoint}, {@code headers}, {@code apiKey} sent as
+ * a bearer token) or {@code kafka} ({@code topic}). {@link #deliverAll} sends one batch. Thread-safe.
+ */
+public final class OpenLineageDestination implements Destination {
+
+    private final LineageSettings settings;
+    private final HttpSender sender;
+    private final Producer<String, String> producer;
+
+    /**
+     * @param producer shared producer for the Kafka transport, or null when only HTTP is offered (owned by the
+     *                 caller)
+     */
+    public OpenLineageDestination(LineageSettings settings, HttpSender sender, Producer<String, String> producer) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.sender = Objects.requireNonNull(sender, "sender");
+        this.producer = producer;
+    }
+
+    @Override
+    public SubscriptionType type() {
+        return SubscriptionType.OPEN_LINEAGE;
+    }
+
+    @Override
+    public DeliveryResult deliver(DeliveryRequest request) {
+        return deliverAll(List.of(request)).get(0);
+    }
+
+    @Override
+    public List<DeliveryResult> deliverAll(List<DeliveryRequest> requests) {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        DeliveryResult[] results = new DeliveryResult[requests.size()];
+        List<OpenLineage.RunEvent> events = new ArrayList<>();
+        List<Integer> sent = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            DeliveryRequest request = requests.get(i);
+            if (request.runStatus() == null) {
+                results[i] = DeliveryResult.permanent("OpenLineage destinations take pipeline run statuses only");
+            } else if (!settings.statuses().contains(request.runStatus().state())) {
+                results[i] = DeliveryResult.delivered();
+            } else {
+                events.add(RunEvents.of(request.runStatus(), settings));
+                sent.add(i);
+            }
+        }
+        if (!events.isEmpty()) {
+            DeliveryResult outcome;
+            try {
+                outcome = transport(requests.get(sent.get(0)).destination()).emit(events);
+            } catch (DestinationConfigException | IllegalArgumentException e) {
+                outcome = DeliveryResult.permanent(e.getMessage());
+            }
+            for (int i : sent) {
+                results[i] = outcome;
+            }
+        }
+        return List.of(results);
+    }
+
+    /**
+     * The transport a destination's config asks for (validators call it at save time).
+     *
+     * @throws DestinationConfigException naming the config field at fault
+     */
+    public LineageTransport transport(SubscriptionDestination destination) {
+        JsonNode config = destination.config();
+        String kind = config == null ? "http" : config.path("transport").asText("http");
+        Duration connect = Duration.ofSeconds(destination.timeout());
+        Duration read = Duration.ofSeconds(destination.readTimeout());
+        if ("kafka".equals(kind)) {
+            String topic = config.path("topic").asText("");
+            if (topic.isBlank()) {
+                throw new DestinationConfigException("config.topic", "is required for the kafka transport");
+            }
+            if (producer == null) {
+                throw new DestinationConfigException("config.transport", "kafka transport is not enabled here");
+            }
+            return new KafkaLineageTransport(producer, topic, read);
+        }
+        if (!"http".equals(kind)) {
+            throw new DestinationConfigException("config.transport", "must be http or kafka, was " + kind);
+        }
+        WebhookConfig http = WebhookConfig.parse(config);
+        Map<String, String> headers = new HashMap<>(http.headers());
+        String apiKey = config.path("apiKey").asText("");
+        if (!apiKey.isEmpty()) {
+            headers.put("Authorization", "Bearer " + apiKey);
+        }
+        String batch = config.path("batchEndpoint").asText("");
+        URI batchEndpoint;
+        try {
+            batchEndpoint = batch.isBlank() ? null : new URI(batch);
+        } catch (java.net.URISyntaxException e) {
+            throw new DestinationConfigException("config.batchEndpoint", "is not a URL");
+        }
+        if (batchEndpoint != null) {
+            sender.guard().check(batchEndpoint, "config.batchEndpoint");
+        }
+        return new HttpLineageTransport(sender, settings, http.endpoint(), batchEndpoint,
+                Collections.unmodifiableMap(headers), connect, read);
+    }
+}

@@ -1,0 +1,97 @@
+package io.changestream.alerts.destination;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/** A real local HTTP receiver (JDK HttpServer) that records requests and answers scripted statuses. */
+final class LocalReceiver implements AutoCloseable {
+
+    record Received(String method, String path, String query, Map<String, List<String>> headers, byte[] body) {
+        String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+                    .map(e -> e.getValue().get(0)).findFirst().orElse(null);
+        }
+    }
+
+    record Reply(int status, Map<String, String> headers, CountDownLatch holdUntil) {
+    }
+
+    private final HttpServer server;
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final ConcurrentLinkedQueue<Reply> script = new ConcurrentLinkedQueue<>();
+    private volatile int defaultStatus = 200;
+
+    LocalReceiver() {
+        try {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", exchange -> {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            received.add(new Received(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+                    exchange.getRequestURI().getQuery(), Map.copyOf(exchange.getRequestHeaders()), body));
+            Reply reply = script.poll();
+            int status = reply == null ? defaultStatus : reply.status();
+            if (reply != null) {
+                reply.headers().forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
+                if (reply.holdUntil() != null) {
+                    try {
+                        reply.holdUntil().await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+            byte[] answer = ("status " + status).getBytes();
+            exchange.sendResponseHeaders(status, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
+    }
+
+    LocalReceiver then(int status, Map<String, String> headers) {
+        script.add(new Reply(status, headers, null));
+        return this;
+    }
+
+    LocalReceiver then(int status) {
+        return then(status, Map.of());
+    }
+
+    LocalReceiver thenHold(CountDownLatch latch) {
+        script.add(new Reply(200, Map.of(), latch));
+        return this;
+    }
+
+    LocalReceiver always(int status) {
+        defaultStatus = status;
+        return this;
+    }
+
+    List<Received> received() {
+        return received;
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
+}
