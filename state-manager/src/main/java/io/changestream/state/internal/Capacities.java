@@ -1,10 +1,16 @@
 package io.changestream.state.internal;
 
-/** Capacity arithmetic shared by the primitive containers: powers of two, doubling, with a hard ceiling. */
+/**
+ * Capacity rules shared by the primitive containers: powers of two, doubling when full, with a hard ceiling; and
+ * halving only after the container stayed at most a quarter full through {@value #QUIET_CHECKS} consecutive checks
+ * (one per commit computation), so a size that swings between commits does not copy arrays back and forth.
+ */
 final class Capacities {
 
     /** The largest power-of-two array length a container may grow to. */
     static final int MAX_CAPACITY = 1 << 30;
+    /** Consecutive checks at most a quarter full before a container halves. */
+    static final int QUIET_CHECKS = 8;
 
     private Capacities() {
     }
@@ -22,5 +28,18 @@ final class Capacities {
             throw new IllegalStateException("offset container is full at " + MAX_CAPACITY + " entries");
         }
         return capacity << 1;
+    }
+
+    /**
+     * One check of the shrink rule; {@code quietChecks} is the container's count so far.
+     *
+     * @return the new count: 0 after a check that was not quiet, or {@code QUIET_CHECKS} when the container must
+     *     halve now (the caller halves it and resets its count)
+     */
+    static int quietChecks(int quietChecks, int size, int capacity, int minCapacity) {
+        if (capacity <= minCapacity || size > capacity >>> 2) {
+            return 0;
+        }
+        return quietChecks + 1;
     }
 }

@@ -6,8 +6,9 @@ import java.util.NoSuchElementException;
  * The in-flight side of the two-heap algorithm: offsets in the order they were tracked, each with the time it was
  * tracked. Because the consumer tracks strictly increasing offsets, a min-heap of them is always sorted, so a ring
  * buffer is that heap with O(1) push and pop; the head is the heap top (the oldest in-flight offset). Two parallel
- * primitive arrays, growing by doubling and shrinking back by halving at a quarter full, never below the initial
- * capacity. Not thread-safe: the owner ({@link PartitionOffsets}) guards it.
+ * primitive arrays, growing by doubling and shrinking back by halving after staying a quarter full for a while
+ * (see {@link #maybeShrink}), never below the initial capacity. Not thread-safe: the owner
+ * ({@link PartitionOffsets}) guards it.
  */
 public final class InFlightQueue {
 
@@ -16,6 +17,7 @@ public final class InFlightQueue {
     private long[] trackedAtMillis;
     private int head;
     private int size;
+    private int quietChecks;
 
     /** @param minCapacity the initial capacity and the floor it shrinks back to, a positive power of two */
     public InFlightQueue(int minCapacity) {
@@ -66,16 +68,23 @@ public final class InFlightQueue {
         long offset = offsets[head];
         head = (head + 1) & (offsets.length - 1);
         size--;
-        if (size <= offsets.length >>> 2 && offsets.length > minCapacity) {
-            resize(offsets.length >>> 1);
-        }
         return offset;
+    }
+
+    /** Called once per commit computation: halves the arrays after they stayed a quarter full long enough. */
+    public void maybeShrink() {
+        quietChecks = Capacities.quietChecks(quietChecks, size, offsets.length, minCapacity);
+        if (quietChecks >= Capacities.QUIET_CHECKS) {
+            resize(offsets.length >>> 1);
+            quietChecks = 0;
+        }
     }
 
     /** Drops every offset and gives back memory beyond the initial capacity. */
     public void clear() {
         head = 0;
         size = 0;
+        quietChecks = 0;
         if (offsets.length > minCapacity) {
             offsets = new long[minCapacity];
             trackedAtMillis = new long[minCapacity];

@@ -100,6 +100,8 @@ public final class PartitionOffsets {
             }
             // oldest > doneTop: a stale done (duplicate, or an offset the log skipped), dropped
         }
+        f.maybeShrink();
+        d.maybeShrink();
         return committable;
     }
 

@@ -29,9 +29,16 @@ class InFlightQueueTest {
                 assertEquals(expected[0], queue.pop());
             }
             assertEquals(reference.size(), queue.size());
+            if (step % 64 == 0) {
+                queue.maybeShrink();
+            }
         }
         while (!reference.isEmpty()) {
             assertEquals(reference.poll()[0], queue.pop());
+            queue.maybeShrink();
+        }
+        for (int check = 0; check < 20 * Capacities.QUIET_CHECKS; check++) {
+            queue.maybeShrink();
         }
         assertEquals(4, queue.capacity());
     }

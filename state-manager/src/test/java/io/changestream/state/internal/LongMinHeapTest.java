@@ -38,7 +38,40 @@ class LongMinHeapTest {
         for (long expected = 1; expected <= 10_000; expected++) {
             assertEquals(expected, heap.pop());
         }
+        assertEquals(16_384, heap.capacity(), "pops alone never copy the array");
+        for (int check = 1; check < Capacities.QUIET_CHECKS; check++) {
+            heap.maybeShrink();
+        }
+        assertEquals(16_384, heap.capacity(), "one check short of the quiet run");
+        heap.maybeShrink();
+        assertEquals(8_192, heap.capacity());
+        for (int check = 0; check < 20 * Capacities.QUIET_CHECKS; check++) {
+            heap.maybeShrink();
+        }
         assertEquals(8, heap.capacity());
+    }
+
+    @Test
+    void aCheckAboveAQuarterFullRestartsTheQuietRun() {
+        LongMinHeap heap = new LongMinHeap(4);
+        for (long value = 0; value < 64; value++) {
+            heap.push(value);
+        }
+        while (heap.size() > 16) {
+            heap.pop();
+        }
+        for (int check = 1; check < Capacities.QUIET_CHECKS; check++) {
+            heap.maybeShrink();
+        }
+        heap.push(100); // 17 of 64: above a quarter
+        heap.maybeShrink();
+        heap.pop();
+        for (int check = 1; check < Capacities.QUIET_CHECKS; check++) {
+            heap.maybeShrink();
+        }
+        assertEquals(64, heap.capacity());
+        heap.maybeShrink();
+        assertEquals(32, heap.capacity());
     }
 
     @Test
