@@ -129,7 +129,13 @@ public final class CaptureLoop implements AutoCloseable {
                 if (!moveTo(CaptureState.RUNNING)) {
                     break;
                 }
-                runEngineOnce();
+                try {
+                    runEngineOnce();
+                } catch (RuntimeException e) {
+                    metrics.error("engine");
+                    lastError = e.toString();
+                    LOG.error("engine run failed; restarting after {} ms", config.capture().restartBackoffMs(), e);
+                }
                 if (stopping || !moveTo(CaptureState.BACKING_OFF)) {
                     break;
                 }
@@ -168,6 +174,8 @@ public final class CaptureLoop implements AutoCloseable {
             engine = null;
             try {
                 built.close();
+            } catch (IllegalStateException alreadyStopped) {
+                // the engine shut itself down (failure or close from another thread)
             } catch (IOException e) {
                 LOG.warn("engine did not close cleanly: {}", e.toString());
             }

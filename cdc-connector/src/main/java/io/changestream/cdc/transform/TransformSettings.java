@@ -26,7 +26,7 @@ import java.util.Set;
  * <tr><td>mask.pointers</td><td>(none)</td><td>JSON pointers into the entity, e.g. /connection/config/password</td></tr>
  * <tr><td>mask.value</td><td>******</td><td>replacement text</td></tr>
  * <tr><td>max.row.bytes</td><td>524288</td><td>larger json columns are dead-lettered</td></tr>
- * <tr><td>dlq.raw.max.bytes</td><td>65536</td><td>raw row kept in a dead letter, truncated beyond</td></tr>
+ * <tr><td>dlq.raw.max.bytes</td><td>min(65536, max.row.bytes)</td><td>raw row kept in a dead letter, truncated beyond</td></tr>
  * <tr><td>skipped.records</td><td>drop</td><td>drop: filtered/ignored rows vanish (Connect); mark: they pass with a
  *     header so the embedded connector can count and commit them</td></tr>
  * </table>
@@ -108,6 +108,7 @@ public record TransformSettings(
 
     /** Reads the settings above from flat keys (missing keys take their defaults). */
     public static TransformSettings from(Settings s) {
+        int maxRowBytes = s.integer(MAX_ROW_BYTES, 524_288, 0, Integer.MAX_VALUE);
         return new TransformSettings(
                 s.string(TOPIC_NAMESPACE, TopicCatalog.DEFAULT_NAMESPACE),
                 s.string(CHANGE_EVENT_TABLE, "change_event"),
@@ -122,8 +123,8 @@ public record TransformSettings(
                 Set.copyOf(s.list(EXCLUDE_EVENT_TYPES)),
                 s.list(MASK_POINTERS),
                 s.string(MASK_VALUE, "******"),
-                s.integer(MAX_ROW_BYTES, 524_288, 0, Integer.MAX_VALUE),
-                s.integer(DLQ_RAW_MAX_BYTES, 65_536, 0, Integer.MAX_VALUE),
+                maxRowBytes,
+                s.integer(DLQ_RAW_MAX_BYTES, Math.min(65_536, maxRowBytes), 0, Integer.MAX_VALUE),
                 "mark".equals(s.oneOf(SKIPPED_RECORDS, "drop", "drop", "mark")));
     }
 
