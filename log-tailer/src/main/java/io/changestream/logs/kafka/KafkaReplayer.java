@@ -61,6 +61,8 @@ public final class KafkaReplayer implements Replayer, AutoCloseable {
     public synchronized Result replay(String pipelineFqn, String runId, String fromCursor, Set<String> stopCursors,
                                       long maxBytes) {
         String runKey = TopicKeys.pipelineRun(pipelineFqn, runId);
+        fetched.clear();
+        fetchedFrom = null;
         List<LogChunk> chain = new ArrayList<>();
         long bytes = 0;
         String at = fromCursor;

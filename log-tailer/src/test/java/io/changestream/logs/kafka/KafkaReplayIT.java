@@ -1,0 +1,161 @@
+package io.changestream.logs.kafka;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.logs.LogTailerConfig;
+import io.changestream.logs.LogTailerServer;
+import io.changestream.logs.engine.LogMetrics.ReplayKind;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.LogStreamEvent;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Exact resume on another server from the log-chunks topic, and truncated only when the topic lost the range: two
+ * real servers over one storage root and a real broker.
+ */
+class KafkaReplayIT {
+
+    private static final String STREAM = "/api/v1/services/ingestionPipelines/logs/svc.pipe/stream/r1";
+
+    @TempDir
+    Path root;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private LogTailerConfig config(KafkaBroker broker, TopicCatalog catalog, String instance) {
+        Properties p = new Properties();
+        p.setProperty("http.host", "127.0.0.1");
+        p.setProperty("http.port", "0");
+        p.setProperty("auth.tokens", "t");
+        p.setProperty("storage.root", root.resolve("logs").toString());
+        p.setProperty("kafka.bootstrapServers", broker.bootstrapServers());
+        p.setProperty("kafka.namespace", catalog.namespace());
+        p.setProperty("kafka.stateDir", root.resolve("state").toString());
+        p.setProperty("kafka.instanceId", instance);
+        p.setProperty("kafka.replayIndexWaitMillis", "500");
+        p.setProperty("stream.pollSeconds", "0.05");
+        p.setProperty("stream.maxReplayBytes", "4");
+        return LogTailerConfig.from(p, Map.of());
+    }
+
+    /** A stream reader that keeps events. */
+    private final class Stream implements AutoCloseable {
+        final List<LogStreamEvent> events = new CopyOnWriteArrayList<>();
+        private final InputStream body;
+
+        Stream(LogTailerServer server, String after) throws Exception {
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + STREAM
+                    + (after == null ? "" : "?after=" + after))).header("Authorization", "Bearer t").build();
+            body = http.sendAsync(req, HttpResponse.BodyHandlers.ofInputStream()).get(10, TimeUnit.SECONDS).body();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = in.readLine()) != null) {
+                        if (line.startsWith("data: ")) {
+                            events.add(io.changestream.logs.engine.EventFrames.mapper()
+                                    .readValue(line.substring(6), LogStreamEvent.class));
+                        }
+                    }
+                } catch (Exception e) {
+                    // closed
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        String text() {
+            StringBuilder b = new StringBuilder();
+            events.stream().filter(e -> e.logs() != null).forEach(e -> b.append(e.logs()));
+            return b.toString();
+        }
+
+        String cursor() {
+            return events.get(events.size() - 1).after();
+        }
+
+        @Override
+        public void close() throws Exception {
+            body.close();
+        }
+    }
+
+    @Test
+    void cursorFromAnotherServerIsReplayedExactlyAndTruncatedOnlyWhenTheTopicLostTheRange() throws Exception {
+        KafkaBroker broker = Brokers.shared();
+        TopicCatalog catalog = KafkaViewsIT.catalog(broker);
+        Path log = Files.createDirectories(root.resolve("logs/svc.pipe/r1")).resolve("logs.txt");
+        try (LogTailerServer a = LogTailerServer.start(config(broker, catalog, "a"));
+             LogTailerServer b = LogTailerServer.start(config(broker, catalog, "b"));
+             Stream onA = new Stream(a, null)) {
+            Map<Integer, String> cursorAfterLine = new HashMap<>();
+            for (int i = 1; i <= 6; i++) {
+                Files.writeString(log, "l" + i + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                int line = i;
+                await().atMost(Duration.ofSeconds(10)).until(() -> onA.text().endsWith("l" + line + "\n"));
+                cursorAfterLine.put(i, onA.cursor());
+            }
+            // B tails the same run from the start: one chunk 0→6, its buffer does not hold A's per-line cursors
+            try (Stream onB = new Stream(b, null)) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> onB.text().equals("l1\nl2\nl3\nl4\nl5\nl6\n"));
+                try (Stream resumed = new Stream(b, cursorAfterLine.get(2))) {
+                    await().atMost(Duration.ofSeconds(10)).until(() -> resumed.text().equals("l3\nl4\nl5\nl6\n"));
+                    assertTrue(resumed.events.stream().noneMatch(e -> Boolean.TRUE.equals(e.truncated())));
+                    assertTrue(resumed.events.stream().allMatch(e -> Boolean.TRUE.equals(e.replay())));
+                    Files.writeString(log, "l7\n", StandardOpenOption.APPEND);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> resumed.text().endsWith("l6\nl7\n"));
+                    assertEquals(1.0, b.manager().metrics().replays(ReplayKind.KAFKA));
+                }
+                deleteAllRecords(broker, catalog.logChunks().name());
+                try (Stream expired = new Stream(b, cursorAfterLine.get(3))) {
+                    await().atMost(Duration.ofSeconds(10)).until(() -> expired.events.size() >= 2);
+                    LogStreamEvent notice = expired.events.get(0);
+                    assertEquals(Boolean.TRUE, notice.truncated());
+                    assertEquals("", notice.logs());
+                    assertTrue(expired.text().endsWith("l7\n"), expired.text());
+                    assertEquals(1.0, b.manager().metrics().replays(ReplayKind.TRUNCATED));
+                }
+            }
+        }
+    }
+
+    private static void deleteAllRecords(KafkaBroker broker, String topic) throws Exception {
+        try (Admin admin = broker.admin()) {
+            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
+            admin.listOffsets(latest).all().get().forEach((tp, info) ->
+                    delete.put(tp, RecordsToDelete.beforeOffset(info.offset())));
+            admin.deleteRecords(delete).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+}
