@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "changestream", mixinStandardHelpOptions = true, versionProvider = Launcher.Version.class,
         description = "Kafka-native change events, alerts and live ingestion logs: services and operator tools.",
-        subcommands = {OffsetsCommand.class})
+        subcommands = {TopicsCommand.class, OffsetsCommand.class})
 public final class Launcher implements Runnable {
 
     /** Exit code of a successful command. */

@@ -1,6 +1,7 @@
 package io.changestream.ops.offsets;
 
 import io.changestream.ops.OpsException;
+import io.changestream.ops.kafka.AdminCalls;
 import io.changestream.ops.UsageException;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,9 +14,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -270,16 +268,7 @@ public final class OffsetReset {
     }
 
     private <T> T await(KafkaFuture<T> future, String what) {
-        try {
-            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new OpsException("interrupted: " + what, e);
-        } catch (ExecutionException e) {
-            throw new OpsException(what + " failed: " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new OpsException(what + " did not answer within " + timeout, e);
-        }
+        return AdminCalls.await(future, timeout, what);
     }
 
     private static Set<TopicPartition> sorted(Collection<TopicPartition> partitions) {

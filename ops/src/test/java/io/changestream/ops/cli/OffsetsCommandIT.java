@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,15 +25,8 @@ class OffsetsCommandIT {
     private static KafkaBroker broker;
     private static String topic;
 
-    /** One command's exit code and output. */
-    record Result(int code, String out, String err) {
-    }
-
-    static Result run(Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = new Launcher(env, Clock.systemUTC()).run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
+    static Cli.Result run(Map<String, String> env, String... args) {
+        return Cli.run(env, args);
     }
 
     @BeforeAll
@@ -50,14 +41,14 @@ class OffsetsCommandIT {
         KafkaTestClients.produce(broker, records);
     }
 
-    private Result run(String... args) {
+    private Cli.Result run(String... args) {
         return run(Map.of("CHANGESTREAM_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()), args);
     }
 
     @Test
     void dryRunPrintsThePlanAndChangesNothing() throws Exception {
         String group = "g-" + UUID.randomUUID();
-        Result r = run("offsets", "reset", "--group", group, "--topic", topic, "--to-datetime",
+        Cli.Result r = run("offsets", "reset", "--group", group, "--topic", topic, "--to-datetime",
                 "1970-01-01T00:00:02.500");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("NEW-OFFSET"), r.out());
@@ -72,31 +63,31 @@ class OffsetsCommandIT {
     @Test
     void executeCommitsAndDescribeShowsTheLag() throws Exception {
         String group = "g-" + UUID.randomUUID();
-        Result r = run("offsets", "reset", "--group", group, "--topic", topic, "--to-offset", "1", "--execute");
+        Cli.Result r = run("offsets", "reset", "--group", group, "--topic", topic, "--to-offset", "1", "--execute");
         assertEquals(0, r.code(), r.err());
         try (Admin admin = broker.admin()) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                     .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
             assertEquals(1L, committed.get(new TopicPartition(topic, 0)).offset());
         }
-        Result d = run("offsets", "describe", "--group", group);
+        Cli.Result d = run("offsets", "describe", "--group", group);
         assertEquals(0, d.code(), d.err());
         assertTrue(d.out().contains("total lag 4"), d.out());
     }
 
     @Test
     void usageErrorsExitWithTwoAndOneLineOnStderr() {
-        Result noTarget = run("offsets", "reset", "--group", "g", "--topic", topic);
+        Cli.Result noTarget = run("offsets", "reset", "--group", "g", "--topic", topic);
         assertEquals(2, noTarget.code());
         assertEquals(1, noTarget.err().lines().count(), noTarget.err());
-        Result badTime = run("offsets", "reset", "--group", "g", "--topic", topic, "--to-datetime", "noon");
+        Cli.Result badTime = run("offsets", "reset", "--group", "g", "--topic", topic, "--to-datetime", "noon");
         assertEquals(2, badTime.code());
         assertTrue(badTime.err().contains("--to-datetime"), badTime.err());
-        Result two = run("offsets", "reset", "--group", "g", "--all-topics", "--topic", topic, "--to-latest");
+        Cli.Result two = run("offsets", "reset", "--group", "g", "--all-topics", "--topic", topic, "--to-latest");
         assertEquals(2, two.code());
-        Result none = run();
+        Cli.Result none = run();
         assertEquals(2, none.code());
-        Result noBootstrap = run(Map.of(), "offsets", "describe", "--group", "g");
+        Cli.Result noBootstrap = run(Map.of(), "offsets", "describe", "--group", "g");
         assertEquals(2, noBootstrap.code());
         assertTrue(noBootstrap.err().contains("bootstrap"), noBootstrap.err());
     }
@@ -109,7 +100,7 @@ class OffsetsCommandIT {
         for (List<String> path : paths) {
             List<String> args = new ArrayList<>(path);
             args.add("--help");
-            Result r = run(args.toArray(String[]::new));
+            Cli.Result r = run(args.toArray(String[]::new));
             assertEquals(0, r.code(), args.toString());
             assertTrue(r.out().startsWith("Usage: changestream"), r.out());
         }
