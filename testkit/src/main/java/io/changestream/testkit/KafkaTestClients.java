@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -44,16 +45,23 @@ public final class KafkaTestClients {
             }
             Instant deadline = Instant.now().plusSeconds(30);
             while (true) {
-                Map<String, TopicDescription> d = admin.describeTopics(List.of(name)).allTopicNames()
-                        .get(30, TimeUnit.SECONDS);
-                if (d.get(name).partitions().size() == partitions
-                        && d.get(name).partitions().stream().allMatch(p -> p.leader() != null)) {
-                    return;
+                try {
+                    Map<String, TopicDescription> d = admin.describeTopics(List.of(name)).allTopicNames()
+                            .get(30, TimeUnit.SECONDS);
+                    if (d.get(name).partitions().size() == partitions
+                            && d.get(name).partitions().stream().allMatch(p -> p.leader() != null)) {
+                        return;
+                    }
+                } catch (ExecutionException e) {
+                    // metadata of a just-created topic propagates a moment later
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                        throw e;
+                    }
                 }
                 if (Instant.now().isAfter(deadline)) {
                     throw new HarnessException("topic " + name + " did not get leaders in 30 s");
                 }
-                Thread.onSpinWait();
+                Thread.sleep(50);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
