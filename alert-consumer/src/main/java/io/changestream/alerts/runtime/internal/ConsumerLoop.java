@@ -29,6 +29,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -179,10 +180,12 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 continue;
             }
             ArrayDeque<WorkItem<K, V>> waiting = held.get(tp);
+            long first = -1;
             long last = -1;
             for (ConsumerRecord<K, V> r : records.records(tp)) {
                 stateManager.track(tp, r.offset());
                 last = r.offset();
+                first = first < 0 ? last : first;
                 Event<K, V> event = new Event<>(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.headers(),
                         r.timestamp(), r.timestampType(), 1);
                 Object key = keyFunction.routingKey(event);
@@ -195,6 +198,9 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 } else {
                     batches.get(item.lane).add(item);
                 }
+            }
+            if (p.firstTracked < 0) {
+                p.firstTracked = first;
             }
             p.highestTracked = last;
         }
@@ -276,7 +282,11 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 } else {
                     metrics.commitFailure.increment();
                     done.keySet().forEach(commitRequested::remove);
-                    LOG.warn("{}: commit failed, the next interval retries: {}", name, error.toString());
+                    if (error instanceof RebalanceInProgressException) {
+                        LOG.debug("{}: commit refused during a rebalance; the revoke commits", name);
+                    } else {
+                        LOG.warn("{}: commit failed, the next interval retries: {}", name, error.toString());
+                    }
                 }
             });
         }
@@ -357,30 +367,29 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
      */
     private void release(Collection<TopicPartition> partitions, boolean commit, boolean waitForTakenIn) {
         List<OwnedPartition> gone = new ArrayList<>();
-        Map<TopicPartition, Long> targets = new HashMap<>();
         for (TopicPartition tp : partitions) {
             OwnedPartition p = owned.get(tp);
-            if (p == null) {
-                continue;
+            if (p != null) {
+                gone.add(p);
             }
-            gone.add(p);
-            long target = p.endOfTaken();
-            ArrayDeque<WorkItem<K, V>> q = held.remove(tp);
-            if (q != null) {
-                for (WorkItem<K, V> w : q) {
-                    target = Math.min(target, w.event.offset());
-                }
-                metrics.dropped.increment(q.size());
-            }
-            targets.put(tp, target);
         }
         if (gone.isEmpty()) {
             return;
         }
         long deadline = closeMode != null ? closeDeadlineMillis : clock.millis() + config.revokeTimeout().toMillis();
-        if (waitForTakenIn && !awaitUntil(deadline, () -> gone.stream().allMatch(p -> p.highestTracked < 0
-                || stateManager.committable(p.topicPartition).orElse(-1) >= targets.get(p.topicPartition)))) {
-            LOG.warn("{}: revoke of {} timed out waiting for taken-in events; the rest is dropped", name, partitions);
+        if (waitForTakenIn && !awaitUntil(deadline, () -> {
+            routeHeld();
+            return gone.stream().allMatch(this::takenInDone);
+        })) {
+            LOG.warn("{}: revoke timed out waiting for taken-in events; the rest is dropped: {}", name,
+                    gone.stream().map(p -> p.topicPartition + " taken in up to " + p.highestTracked + ", "
+                            + stateManager.snapshot(p.topicPartition)).toList());
+        }
+        for (OwnedPartition p : gone) {
+            ArrayDeque<WorkItem<K, V>> q = held.remove(p.topicPartition);
+            if (q != null) {
+                metrics.dropped.increment(q.size());
+            }
         }
         gone.forEach(p -> p.revoked = true);
         lanes.forEach(LaneLoop::purgeRevoked);
@@ -397,6 +406,12 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             metrics.remove(gauges.remove(p.topicPartition));
         }
         LOG.info("{}: released {} (commit={})", name, partitions, commit);
+    }
+
+    /** Whether every event of {@code p} taken in during this assignment is done (none held back either). */
+    private boolean takenInDone(OwnedPartition p) {
+        return !held.containsKey(p.topicPartition) && (p.firstTracked < 0
+                || stateManager.committable(p.topicPartition).orElse(-1) >= p.endOfTaken());
     }
 
     private void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {

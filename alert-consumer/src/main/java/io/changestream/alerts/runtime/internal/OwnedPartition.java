@@ -19,6 +19,8 @@ final class OwnedPartition {
     final AtomicInteger running = new AtomicInteger();
     /** Last offset committed (the next offset to read), -1 while unknown. */
     volatile long committed = -1;
+    /** Consumer thread: first offset taken in during this assignment, -1 before the first. */
+    long firstTracked = -1;
     /** Highest offset taken in during this assignment, -1 before the first. */
     volatile long highestTracked = -1;
     /** Records between the position and the log end, as the consumer last saw it; -1 while unknown. */
