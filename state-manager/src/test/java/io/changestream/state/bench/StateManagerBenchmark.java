@@ -1,12 +1,16 @@
 package io.changestream.state.bench;
 
 import io.changestream.state.StateManager;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Clock;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
@@ -14,6 +18,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -87,6 +92,31 @@ public class StateManagerBenchmark {
         }
     }
 
+    /**
+     * Secondary counters: pairs done and CPU time the benchmark thread used in each iteration, so that pairs per
+     * CPU-second can be read apart from the wall-clock score, which other load on a shared machine lowers.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class CpuTime {
+        private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+        public long pairs;
+        public long cpuNanos;
+        private long start;
+
+        @Setup(Level.Iteration)
+        public void start() {
+            pairs = 0;
+            cpuNanos = 0;
+            start = THREADS.getCurrentThreadCpuTime();
+        }
+
+        @TearDown(Level.Iteration)
+        public void stop() {
+            cpuNanos = THREADS.getCurrentThreadCpuTime() - start;
+        }
+    }
+
     @State(Scope.Thread)
     public static class TwoHeaps {
         final StateManager<Partition> manager = new StateManager<>(Clock.systemUTC());
@@ -115,7 +145,8 @@ public class StateManagerBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(COMMIT_EVERY)
-    public long stateManager(Window window, TwoHeaps state) {
+    public long stateManager(Window window, TwoHeaps state, CpuTime cpu) {
+        cpu.pairs += COMMIT_EVERY;
         StateManager<Partition> manager = state.manager;
         for (int i = 0; i < COMMIT_EVERY; i++) {
             int slot = window.order[window.cursor++ & (RANDOM_SLOTS - 1)];
@@ -129,7 +160,8 @@ public class StateManagerBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(COMMIT_EVERY)
-    public long skipListBaseline(Window window, SkipList state) {
+    public long skipListBaseline(Window window, SkipList state, CpuTime cpu) {
+        cpu.pairs += COMMIT_EVERY;
         SkipListOffsets<Partition> offsets = state.offsets;
         for (int i = 0; i < COMMIT_EVERY; i++) {
             int slot = window.order[window.cursor++ & (RANDOM_SLOTS - 1)];
