@@ -61,7 +61,8 @@ public final class StateManager<P> {
      *
      * @throws IllegalStateException    if the partition is not assigned, or it has
      *                                  {@link StateManagerSettings#maxInFlightPerPartition()} offsets in flight
-     * @throws IllegalArgumentException if the offset is negative or not above the highest tracked one
+     * @throws IllegalArgumentException if the offset is negative, {@code Long.MAX_VALUE} or not above the highest
+     *                                  tracked one
      */
     public void track(P partition, long offset) {
         PartitionOffsets state = partitions.get(partition);

@@ -197,6 +197,7 @@ class StateManagerTest {
         assertThrows(IllegalArgumentException.class, () -> manager.track(P, 3));
         manager.assign("other");
         assertThrows(IllegalArgumentException.class, () -> manager.track("other", -1));
+        assertThrows(IllegalArgumentException.class, () -> manager.track("other", Long.MAX_VALUE));
     }
 
     @Test

@@ -38,15 +38,16 @@ public final class PartitionOffsets {
      * Consumer thread: the record at {@code offset} was taken in. Offsets must increase strictly within an assignment;
      * a replay (seek back) is a revoke and a fresh assign.
      *
-     * @throws IllegalArgumentException if the offset is negative or not above the highest tracked offset
+     * @throws IllegalArgumentException if the offset is negative, {@code Long.MAX_VALUE} (its successor is the
+     *                                  commit position) or not above the highest tracked offset
      * @throws IllegalStateException    if the partition was revoked or {@code maxInFlight} offsets are in flight
      */
     public synchronized void track(long offset, long nowMillis) {
         if (revoked) {
             throw new IllegalStateException("partition was revoked; assign it again before tracking");
         }
-        if (offset < 0) {
-            throw new IllegalArgumentException("offset must not be negative, was " + offset);
+        if (offset < 0 || offset == Long.MAX_VALUE) {
+            throw new IllegalArgumentException("offset must be between 0 and Long.MAX_VALUE - 1, was " + offset);
         }
         if (offset <= highestTracked) {
             throw new IllegalArgumentException("offset " + offset + " is not above the highest tracked offset "
