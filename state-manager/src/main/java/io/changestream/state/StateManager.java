@@ -113,7 +113,8 @@ public final class StateManager<P> {
 
     /** Any thread: offsets tracked and not yet committable (0 for a partition that is not assigned). */
     public int inFlightCount(P partition) {
-        return snapshot(partition).inFlightCount();
+        PartitionOffsets state = partitions.get(partition);
+        return state == null ? 0 : state.inFlightCount();
     }
 
     /** Any thread: the offset holding the commit back, empty when nothing is in flight. */

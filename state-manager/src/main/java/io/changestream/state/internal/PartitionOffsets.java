@@ -113,6 +113,12 @@ public final class PartitionOffsets {
         done.clear();
     }
 
+    /** Any thread: advances, then counts the offsets tracked and not yet committable. */
+    public synchronized int inFlightCount() {
+        advance();
+        return inFlight.size();
+    }
+
     /** Any thread: advances, then reads the status fields in one critical section. */
     public synchronized PartitionSnapshot snapshot(long nowMillis) {
         long position = advance();
