@@ -11,7 +11,8 @@ import java.util.Locale;
  * The SSRF guard: an outbound URL must be http(s) and every address its host resolves to must be public. Loopback,
  * private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT (100.64/10), link-local (169.254/16 — cloud
  * metadata — and fe80::/10), multicast and the any-local address are refused unless
- * {@link HttpSettings#allowPrivateAddresses()} is set. Stateless; any thread.
+ * {@link HttpSettings#allowPrivateAddresses()} is set. A host that does not resolve passes (DNS may be down for a
+ * moment; the request then fails as a transient connect error). Stateless; any thread.
  *
  * <p>The check runs right before each request; a host that re-resolves to another address between check and
  * connect (DNS rebinding) is not caught — see docs/decisions/0502.
@@ -28,8 +29,7 @@ public final class AddressGuard {
      * Checks a URL.
      *
      * @param field the config field the URL came from, for the error
-     * @throws DestinationConfigException when the URL is not http(s), has no host, does not resolve, or resolves to
-     *                                    a refused address
+     * @throws DestinationConfigException when the URL is not http(s), has no host, or resolves to a refused address
      */
     public void check(URI uri, String field) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
@@ -47,7 +47,8 @@ public final class AddressGuard {
         try {
             addresses = InetAddress.getAllByName(host);
         } catch (UnknownHostException e) {
-            throw new DestinationConfigException(field, "host '" + host + "' does not resolve");
+            // nothing to connect to: the request itself fails with a transient (RETRY) connect error
+            return;
         }
         for (InetAddress address : addresses) {
             if (isRefused(address)) {

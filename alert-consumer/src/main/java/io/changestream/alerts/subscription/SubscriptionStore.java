@@ -1,0 +1,274 @@
+package io.changestream.alerts.subscription;
+
+import io.changestream.alerts.filter.FilterException;
+import io.changestream.alerts.filter.FilterSettings;
+import io.changestream.alerts.filter.SubscriptionFilter;
+import io.changestream.topics.model.EventSubscription;
+import io.changestream.topics.serde.JsonSerde;
+import io.changestream.topics.serde.Serdes;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The subscriptions of the service, stored in the compacted {@code subscriptions} topic (key = id, tombstone =
+ * delete) and read back into an in-memory, read-only view by one {@link SubscriptionReaderLoop} thread, so every
+ * instance sees every change within about one poll ({@link SubscriptionStoreSettings#pollTimeout()}).
+ *
+ * <p>Reads ({@link #get}, {@link #byName}, {@link #list}) are lock-free and may be called from any thread (the
+ * runtime's processors). Writes are called by the REST threads; each waits for the broker's ack and then until the
+ * view has applied it (read-your-writes). Names are unique: a name belongs to the live record with the lowest
+ * offset, so when two instances create the same name at once the later one finds it lost, deletes its record and
+ * answers 409.
+ */
+public final class SubscriptionStore implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SubscriptionStore.class);
+
+    private final SubscriptionStoreSettings settings;
+    private final FilterSettings filterSettings;
+    private final JsonSerde<EventSubscription> serde = Serdes.eventSubscription();
+    private final KafkaProducer<String, String> producer;
+    private final SubscriptionReaderLoop reader;
+    private final Map<String, ActiveSubscription> byId = new ConcurrentHashMap<>();
+    private final Map<String, String> nameOwner = new ConcurrentHashMap<>();
+    private final List<Consumer<SubscriptionChange>> listeners = new CopyOnWriteArrayList<>();
+    private volatile Counter malformed;
+
+    private SubscriptionStore(SubscriptionStoreSettings settings, FilterSettings filterSettings) {
+        this.settings = settings;
+        this.filterSettings = filterSettings;
+        Map<String, Object> producerProps = new HashMap<>(settings.kafka());
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        producerProps.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) settings.writeTimeout().toMillis());
+        producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) settings.writeTimeout().toMillis());
+        producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, settings.writeTimeout().toMillis());
+        this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer());
+        this.reader = new SubscriptionReaderLoop(settings, this::applyRecord);
+    }
+
+    /**
+     * Starts the reader and waits until the view holds everything the topic held at start.
+     *
+     * @throws SubscriptionException 503 when the topic cannot be read to its end within the startup timeout
+     */
+    public static SubscriptionStore start(SubscriptionStoreSettings settings, FilterSettings filterSettings) {
+        SubscriptionStore store = new SubscriptionStore(Objects.requireNonNull(settings, "settings"),
+                Objects.requireNonNull(filterSettings, "filterSettings"));
+        try {
+            store.reader.start();
+            store.reader.awaitCaughtUp(settings.startupTimeout());
+            return store;
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** Registers the store's meters: {@code changestream_subscriptions} and {@code ..._malformed_total}. */
+    public void bindTo(MeterRegistry meters) {
+        Gauge.builder("changestream.subscriptions", byId, Map::size)
+                .description("Subscriptions in this instance's view").register(meters);
+        malformed = Counter.builder("changestream.subscriptions.malformed")
+                .description("Records of the subscriptions topic that could not be read and were skipped")
+                .register(meters);
+    }
+
+    /** Tells the listener every change the view applies (on the reader thread; it must not block). */
+    public void addListener(Consumer<SubscriptionChange> listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** The subscription with this id. */
+    public Optional<ActiveSubscription> get(String id) {
+        return Optional.ofNullable(id == null ? null : byId.get(id));
+    }
+
+    /** The subscription with this name. */
+    public Optional<ActiveSubscription> byName(String name) {
+        String id = name == null ? null : nameOwner.get(name);
+        return Optional.ofNullable(id == null ? null : byId.get(id));
+    }
+
+    /** Every subscription, by name. */
+    public List<ActiveSubscription> list() {
+        return byId.values().stream()
+                .sorted(Comparator.comparing((ActiveSubscription a) -> a.subscription().name())
+                        .thenComparingLong(ActiveSubscription::offset))
+                .toList();
+    }
+
+    /**
+     * Stores a new subscription.
+     *
+     * @throws SubscriptionException 409 when the name is taken
+     */
+    public EventSubscription create(EventSubscription subscription) {
+        if (byName(subscription.name()).isPresent() || byId.containsKey(subscription.id())) {
+            throw SubscriptionException.duplicateName(subscription.name());
+        }
+        write(subscription.id(), serde.toJson(subscription));
+        String owner = nameOwner.get(subscription.name());
+        if (!subscription.id().equals(owner)) {
+            write(subscription.id(), null);
+            throw SubscriptionException.duplicateName(subscription.name());
+        }
+        return subscription;
+    }
+
+    /**
+     * Replaces a stored subscription (same id).
+     *
+     * @throws SubscriptionException 404 when unknown, 409 when the new name belongs to another subscription
+     */
+    public EventSubscription update(EventSubscription subscription) {
+        if (!byId.containsKey(subscription.id())) {
+            throw SubscriptionException.notFound(subscription.id());
+        }
+        Optional<ActiveSubscription> other = byName(subscription.name());
+        if (other.isPresent() && !other.get().id().equals(subscription.id())) {
+            throw SubscriptionException.duplicateName(subscription.name());
+        }
+        write(subscription.id(), serde.toJson(subscription));
+        return subscription;
+    }
+
+    /**
+     * Deletes a subscription (writes a tombstone).
+     *
+     * @throws SubscriptionException 404 when unknown
+     */
+    public EventSubscription delete(String id) {
+        ActiveSubscription existing = get(id).orElseThrow(() -> SubscriptionException.notFound(id));
+        write(id, null);
+        return existing.subscription();
+    }
+
+    private void write(String id, String json) {
+        RecordMetadata ack;
+        try {
+            ack = producer.send(new ProducerRecord<>(settings.topic(), id, json))
+                    .get(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SubscriptionException(503, "interrupted while writing subscription " + id, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new SubscriptionException(503, "could not write subscription " + id + " to " + settings.topic()
+                    + ": " + (e.getCause() == null ? e : e.getCause()), e);
+        }
+        if (!reader.awaitApplied(ack.partition(), ack.offset(), settings.writeTimeout())) {
+            throw new SubscriptionException(503, "subscription " + id + " was written but not read back within "
+                    + settings.writeTimeout().toMillis() + " ms (subscriptions.writeTimeout)");
+        }
+    }
+
+    /** Applies one record of the topic to the view; reader thread only. */
+    private void applyRecord(String id, String json, long offset) {
+        if (id == null) {
+            countMalformed("a record without key at offset " + offset);
+            return;
+        }
+        ActiveSubscription previous = byId.get(id);
+        if (json == null) {
+            if (previous != null) {
+                byId.remove(id);
+                releaseName(previous);
+                tell(new SubscriptionChange(id, null, previous));
+            }
+            return;
+        }
+        EventSubscription subscription;
+        try {
+            subscription = serde.fromJson(json);
+        } catch (RuntimeException e) {
+            countMalformed("record " + id + " at offset " + offset + ": " + e.getMessage());
+            return;
+        }
+        if (!id.equals(subscription.id())) {
+            countMalformed("record key " + id + " differs from its id " + subscription.id());
+            return;
+        }
+        ActiveSubscription current;
+        try {
+            current = new ActiveSubscription(subscription, SubscriptionFilter.compile(subscription, filterSettings),
+                    null, offset);
+        } catch (FilterException e) {
+            LOG.warn("subscription {} ({}) has rules that do not compile: {}", subscription.name(), id,
+                    e.getMessage());
+            current = new ActiveSubscription(subscription, null, e.getMessage(), offset);
+        }
+        byId.put(id, current);
+        if (previous != null && !previous.subscription().name().equals(subscription.name())) {
+            releaseName(previous);
+        }
+        nameOwner.putIfAbsent(subscription.name(), id);
+        tell(new SubscriptionChange(id, current, previous));
+    }
+
+    private void releaseName(ActiveSubscription previous) {
+        String name = previous.subscription().name();
+        if (!previous.id().equals(nameOwner.get(name))) {
+            return;
+        }
+        nameOwner.remove(name);
+        byId.values().stream()
+                .filter(a -> a.subscription().name().equals(name))
+                .min(Comparator.comparingLong(ActiveSubscription::offset))
+                .ifPresent(next -> nameOwner.put(name, next.id()));
+    }
+
+    private void tell(SubscriptionChange change) {
+        for (Consumer<SubscriptionChange> listener : listeners) {
+            try {
+                listener.accept(change);
+            } catch (RuntimeException e) {
+                LOG.warn("subscription listener failed on {}", change.id(), e);
+            }
+        }
+    }
+
+    private void countMalformed(String what) {
+        LOG.warn("skipping malformed subscriptions record: {}", what);
+        Counter counter = malformed;
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    /** Stops the reader (bounded by {@code closeTimeout}) and closes the producer; idempotent. */
+    @Override
+    public void close() {
+        try {
+            reader.close();
+        } finally {
+            producer.close(settings.closeTimeout());
+        }
+    }
+
+    /** For tests: how long writes wait. */
+    Duration writeTimeout() {
+        return settings.writeTimeout();
+    }
+}

@@ -1,0 +1,166 @@
+package io.changestream.alerts.subscription;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.destination.DestinationRegistry;
+import io.changestream.alerts.destination.DestinationSettings;
+import io.changestream.alerts.destination.Secrets;
+import io.changestream.alerts.filter.FilterSettings;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.KafkaTestClients;
+import io.changestream.topics.model.EventSubscription;
+import io.javalin.Javalin;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class SubscriptionRoutesIT {
+
+    private static final KafkaBroker BROKER = Brokers.shared();
+    private static final String TOKEN = "test-token-0123456789";
+    private static final String SECRET = "top-secret-key";
+
+    private static String topic;
+    private static SubscriptionStore store;
+    private static Javalin app;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() {
+        topic = "it-routes-subscriptions-" + UUID.randomUUID();
+        BROKER.createTopic(topic, 1, Map.of("cleanup.policy", "compact"));
+        store = SubscriptionStore.start(SubscriptionStoreSettings.of(topic, BROKER.bootstrapServers()),
+                FilterSettings.DEFAULTS);
+        DestinationRegistry registry = new DestinationRegistry(DestinationSettings.DEFAULTS, Clock.systemUTC(),
+                new SimpleMeterRegistry(), null);
+        SubscriptionRoutes routes = new SubscriptionRoutes(new SubscriptionService(new SubscriptionFactory(registry,
+                FilterSettings.DEFAULTS, Clock.systemUTC()), store), new AdminApiSettings(TOKEN, "admin"));
+        app = Javalin.create(config -> routes.register(config.routes)).start("127.0.0.1", 0);
+    }
+
+    @AfterAll
+    static void stop() {
+        app.stop();
+        store.close();
+    }
+
+    private static HttpResponse<String> call(String method, String path, String body, String token)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port()
+                        + SubscriptionRoutes.BASE + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json");
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> call(String method, String path, String body) throws Exception {
+        return call(method, path, body, TOKEN);
+    }
+
+    @Test
+    void withoutAValidTokenEverythingIs401() throws Exception {
+        assertEquals(401, call("GET", "", null, null).statusCode());
+        assertEquals(401, call("GET", "", null, "wrong-token-0123456789").statusCode());
+        HttpResponse<String> post = call("POST", "", Requests.create("nope", "https://hooks.example.com/x"), null);
+        assertEquals(401, post.statusCode());
+        assertEquals("Bearer", post.headers().firstValue("WWW-Authenticate").orElse(null));
+        assertTrue(store.byName("nope").isEmpty());
+    }
+
+    @Test
+    void theWholeLifecycleWithThePlatformsJsonAndSecretsMasked() throws Exception {
+        HttpResponse<String> created = call("POST", "", Requests.create("lifecycle", "https://hooks.example.com/a"));
+        assertEquals(201, created.statusCode(), created.body());
+        JsonNode body = Requests.json(created.body());
+        String id = body.get("id").asText();
+        assertEquals("matchAnyEventType({'entityCreated','entityUpdated'})",
+                body.get("filteringRules").get("rules").get(0).get("condition").asText());
+        assertEquals(Secrets.MASK, body.get("destinations").get(0).get("config").get("secretKey").asText());
+        assertFalse(created.body().contains(SECRET));
+
+        HttpResponse<String> byId = call("GET", "/" + id, null);
+        assertEquals(200, byId.statusCode());
+        HttpResponse<String> byName = call("GET", "/name/lifecycle", null);
+        assertEquals(id, Requests.json(byName.body()).get("id").asText());
+        HttpResponse<String> list = call("GET", "", null);
+        JsonNode page = Requests.json(list.body());
+        assertTrue(page.get("paging").get("total").asInt() >= 1);
+        for (HttpResponse<String> r : List.of(byId, byName, list)) {
+            assertFalse(r.body().contains(SECRET), r.body());
+        }
+
+        // the platform's client: GET, change, PUT back (masked secret included)
+        ObjectNode edited = (ObjectNode) Requests.json(byId.body());
+        edited.put("description", "edited");
+        HttpResponse<String> put = call("PUT", "", edited.toString());
+        assertEquals(200, put.statusCode(), put.body());
+        assertEquals("edited", Requests.json(put.body()).get("description").asText());
+        assertEquals(SECRET, store.get(id).orElseThrow().subscription().destinations().get(0).config()
+                .get("secretKey").asText(), "the masked value did not overwrite the secret");
+
+        HttpResponse<String> deleted = call("DELETE", "/" + id, null);
+        assertEquals(200, deleted.statusCode());
+        assertFalse(deleted.body().contains(SECRET));
+        assertEquals(404, call("GET", "/" + id, null).statusCode());
+        assertEquals(404, call("DELETE", "/name/lifecycle", null).statusCode());
+    }
+
+    @Test
+    void theSecretIsStoredButNeverServed() throws Exception {
+        assertEquals(201, call("POST", "", Requests.create("stored-secret", "https://hooks.example.com/s"))
+                .statusCode());
+        List<ConsumerRecord<String, String>> records = KafkaTestClients.readAll(BROKER, topic, Duration.ofSeconds(5));
+        assertTrue(records.stream().anyMatch(r -> r.value() != null && r.value().contains(SECRET)),
+                "the topic holds the secret (deliveries need it)");
+        EventSubscription stored = store.byName("stored-secret").orElseThrow().subscription();
+        assertFalse(call("GET", "/" + stored.id(), null).body().contains(SECRET));
+    }
+
+    @Test
+    void errorsAreThePlatformsShapeAndNameTheField() throws Exception {
+        assertEquals(201, call("POST", "", Requests.create("taken", "https://hooks.example.com/t")).statusCode());
+        HttpResponse<String> duplicate = call("POST", "", Requests.create("taken", "https://hooks.example.com/t"));
+        assertEquals(409, duplicate.statusCode());
+        assertEquals(409, Requests.json(duplicate.body()).get("code").asInt());
+
+        HttpResponse<String> ssrf = call("POST", "", Requests.create("ssrf", "http://127.0.0.1:8080/x"));
+        assertEquals(400, ssrf.statusCode());
+        assertTrue(Requests.json(ssrf.body()).get("message").asText().startsWith("destinations[0].config.endpoint"),
+                ssrf.body());
+
+        HttpResponse<String> badExpression = call("POST", "", """
+                {"name":"bad-expr","resources":["all"],"filteringRules":{"rules":[
+                  {"name":"c","effect":"include","condition":"matchAnySource({'table') && isBot()"}]}}
+                """);
+        assertEquals(400, badExpression.statusCode());
+        assertTrue(badExpression.body().contains("filteringRules.rules[0].condition"), badExpression.body());
+        assertTrue(badExpression.body().contains("position"), badExpression.body());
+
+        assertEquals(400, call("POST", "", "{not json").statusCode());
+        HttpResponse<String> noName = call("POST", "", "{\"resources\":[\"all\"]}");
+        assertTrue(Requests.json(noName.body()).get("message").asText().startsWith("name:"), noName.body());
+        assertEquals(404, call("GET", "/name/missing", null).statusCode());
+        assertEquals(404, call("PUT", "/" + UUID.randomUUID(), Requests.create("x", "https://e.x/h")).statusCode());
+    }
+}
