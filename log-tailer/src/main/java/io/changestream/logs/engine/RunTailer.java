@@ -343,6 +343,7 @@ public final class RunTailer {
             terminated = true;
             buffer.clear();
             bufferBytes = 0;
+            source.close();
             onTerminate.run();
         }
     }

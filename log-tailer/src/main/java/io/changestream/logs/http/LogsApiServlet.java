@@ -123,12 +123,12 @@ public final class LogsApiServlet extends HttpServlet {
             return;
         }
         StreamSettings settings = manager.settings();
-        try {
+        try (LogSource opened = source.get()) {
             if (download) {
-                download(resp, fqn.get(), runId.get(), source.get(), settings);
+                download(resp, fqn.get(), runId.get(), opened, settings);
                 return;
             }
-            Page page = source.get().read(blankToNull(req.getParameter("after")), settings.linesPerRead(),
+            Page page = opened.read(blankToNull(req.getParameter("after")), settings.linesPerRead(),
                     settings.maxBytesPerTick());
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("runId", runId.get());

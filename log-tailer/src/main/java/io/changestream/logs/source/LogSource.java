@@ -8,7 +8,7 @@ import java.io.IOException;
  * One tailer's poll thread calls {@link #read} at a time; request threads may call it for the paging endpoints, so
  * implementations are thread-safe.
  */
-public interface LogSource {
+public interface LogSource extends AutoCloseable {
 
     /** Short name of the backend kind, part of the tailer key: {@code storage} or {@code service}. */
     String kind();
@@ -24,4 +24,9 @@ public interface LogSource {
      * @throws io.changestream.logs.engine.SourceUnavailableException the log is gone for good
      */
     Page read(String cursor, int maxLines, long maxBytes) throws IOException;
+
+    /** Releases what the source keeps open (a file handle); reading again reopens it. Idempotent. */
+    @Override
+    default void close() {
+    }
 }

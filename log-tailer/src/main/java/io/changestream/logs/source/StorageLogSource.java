@@ -16,7 +16,8 @@ import java.nio.file.StandardOpenOption;
  * complete lines before it, {@code "0"} at the start). Only complete ({@code \n}-terminated) lines are returned, so a
  * line being written is never split. Remembers the byte position of the last cursor it returned, so tailing reads
  * only the new bytes; any other cursor is found by counting lines from the start. Never rewinds: a cursor past the
- * end gives an empty page at that cursor. Thread-safe (synchronized).
+ * end gives an empty page at that cursor. Keeps the file open between reads (one handle per tailed run, released by
+ * {@link #close()}), so a poll that finds nothing new costs a size check. Thread-safe (synchronized).
  */
 public final class StorageLogSource implements LogSource {
 
@@ -28,6 +29,7 @@ public final class StorageLogSource implements LogSource {
     private final Path file;
     private long hintLine;
     private long hintByte;
+    private FileChannel channel;
 
     /** The log of {@code runDir} (which must be {@code root/fqn/runId}, validated by the caller). */
     public StorageLogSource(Path runDir) {
@@ -69,24 +71,45 @@ public final class StorageLogSource implements LogSource {
             restarted = true;
         }
         String before = Long.toString(line);
-        if (!Files.isDirectory(runDir)) {
-            throw new SourceUnavailableException("The log of this run is no longer in storage.");
-        }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            long start = line == hintLine ? hintByte : seekLine(channel, line);
-            if (start < 0) {
+        if (channel == null) {
+            try {
+                channel = FileChannel.open(file, StandardOpenOption.READ);
+            } catch (NoSuchFileException e) {
+                requireRunDir();
                 return Page.empty(before, restarted);
             }
-            return readLines(channel, before, line, start, maxLines, maxBytes, restarted);
-        } catch (NoSuchFileException e) {
+        }
+        long start = line == hintLine ? hintByte : seekLine(channel, line);
+        if (start < 0 || start >= channel.size()) {
+            requireRunDir();
             return Page.empty(before, restarted);
+        }
+        return readLines(channel, before, line, start, maxLines, maxBytes, restarted);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // nothing left to release
+            }
+            channel = null;
+        }
+    }
+
+    private void requireRunDir() {
+        if (!Files.isDirectory(runDir)) {
+            close();
+            throw new SourceUnavailableException("The log of this run is no longer in storage.");
         }
     }
 
     private Page readLines(FileChannel channel, String before, long line, long start, int maxLines, long maxBytes,
                            boolean restarted) throws IOException {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
-        ByteBuffer block = ByteBuffer.allocate(BLOCK);
+        ByteBuffer block = ByteBuffer.allocate((int) Math.min(BLOCK, Math.max(1, channel.size() - start)));
         long position = start;
         long lineStart = 0;
         int lines = 0;
