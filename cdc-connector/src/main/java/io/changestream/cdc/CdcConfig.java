@@ -76,7 +76,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
                         s.bool("postgres.slot.drop.on.stop", false),
                         s.integer("postgres.slot.max.retries", 6, 0, 1_000_000),
                         s.number("postgres.slot.retry.delay.ms", 1_000, 10, 600_000),
-                        s.number("heartbeat.interval.ms", 10_000, 0, 3_600_000),
+                        s.number("heartbeat.interval.ms", 5_000, 0, 3_600_000),
                         s.number("poll.interval.ms", 10, 1, 60_000),
                         s.integer("max.batch.size", 2_048, 1, 1_000_000),
                         s.integer("max.queue.size", 8_192, 2, 10_000_000),
@@ -179,8 +179,8 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
      * @param slotMaxRetries       attempts to take a slot another reader holds before the engine restarts
      *                             ({@code postgres.slot.max.retries}, 6)
      * @param slotRetryDelayMs     between those attempts ({@code postgres.slot.retry.delay.ms}, 1000)
-     * @param heartbeatIntervalMs  Debezium heartbeats so a quiet table never pins WAL; 0 = off
-     *                             ({@code heartbeat.interval.ms}, 10000)
+     * @param heartbeatIntervalMs  Debezium heartbeats so a quiet table never pins WAL and readiness proves streaming
+     *                             (ready = a batch within 3 intervals); 0 = off ({@code heartbeat.interval.ms}, 5000)
      * @param pollIntervalMs       engine poll interval, the floor of latency ({@code poll.interval.ms}, 10)
      * @param maxBatchSize         records per batch ({@code max.batch.size}, 2048)
      * @param maxQueueSize         Debezium's queue ({@code max.queue.size}, 8192; must exceed max.batch.size)

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -49,6 +50,8 @@ public final class CaptureLoop implements AutoCloseable {
     private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
     private volatile boolean stopping;
     private volatile String lastError;
+    /** nanoTime of the last handled batch of the current engine run; 0 = none yet. */
+    private final AtomicLong lastBatchNanos = new AtomicLong();
 
     public CaptureLoop(CdcConfig config, MeterRegistry registry) {
         this.config = config;
@@ -94,9 +97,18 @@ public final class CaptureLoop implements AutoCloseable {
         return state.get();
     }
 
-    /** Ready: the engine runs and Debezium reports it is connected to the log. */
+    /**
+     * Ready: the engine runs, Debezium reports it is connected, and (with heartbeats on) a batch, heartbeats included,
+     * was handled within three heartbeat intervals. Debezium's "connected" alone turns true while a Postgres standby
+     * still retries a slot another instance holds.
+     */
     public boolean streaming() {
-        return state.get() == CaptureState.RUNNING && probe.connected();
+        if (state.get() != CaptureState.RUNNING || !probe.connected()) {
+            return false;
+        }
+        long heartbeat = config.capture().heartbeatIntervalMs();
+        long last = lastBatchNanos.get();
+        return heartbeat == 0 || (last != 0 && System.nanoTime() - last < TimeUnit.MILLISECONDS.toNanos(3 * heartbeat));
     }
 
     public CdcMetrics metrics() {
@@ -159,8 +171,9 @@ public final class CaptureLoop implements AutoCloseable {
                         LOG.error("engine stopped with an error: {}", message, error);
                     }
                 })
-                .notifying(new KafkaChangeSink(producer, config.kafka().ackTimeoutMs(), metrics))
+                .notifying(new KafkaChangeSink(producer, config.kafka().ackTimeoutMs(), metrics, lastBatchNanos))
                 .build();
+        lastBatchNanos.set(0);
         engine = built;
         if (stopping) {
             closeEngine();

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -34,11 +35,18 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
     private final Producer<String, String> producer;
     private final long ackTimeoutMs;
     private final CdcMetrics metrics;
+    private final AtomicLong lastBatchNanos;
 
-    KafkaChangeSink(Producer<String, String> producer, long ackTimeoutMs, CdcMetrics metrics) {
+    /**
+     * @param lastBatchNanos set to {@link System#nanoTime()} after each handled batch (heartbeats included): proof
+     *                       that the engine streams, not merely that it is connected
+     */
+    KafkaChangeSink(Producer<String, String> producer, long ackTimeoutMs, CdcMetrics metrics,
+                    AtomicLong lastBatchNanos) {
         this.producer = producer;
         this.ackTimeoutMs = ackTimeoutMs;
         this.metrics = metrics;
+        this.lastBatchNanos = lastBatchNanos;
     }
 
     @Override
@@ -61,6 +69,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
             committer.markProcessed(event);
         }
         committer.markBatchFinished();
+        lastBatchNanos.set(System.nanoTime());
     }
 
     private void awaitAcks(List<Future<RecordMetadata>> acks, long start) throws InterruptedException {
