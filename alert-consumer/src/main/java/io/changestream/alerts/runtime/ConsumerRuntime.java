@@ -43,7 +43,7 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
         this.config = b.config;
         this.clock = b.clock;
         this.engine = new RuntimeEngine<>(b.config, b.keys, b.values, b.processor, b.failureHandler, b.keyFunction,
-                b.registry, b.clock, b.seed, b.threadPrefix, this::failed);
+                b.registry, b.clock, b.seed, b.threadPrefix, b.partitionListener, this::failed);
     }
 
     /**
@@ -159,6 +159,7 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private long seed = System.nanoTime();
         private String threadPrefix;
+        private PartitionListener partitionListener = PartitionListener.NONE;
 
         private Builder(RuntimeConfig config, Supplier<? extends Deserializer<K>> keys,
                         Supplier<? extends Deserializer<V>> values, Processor<K, V> processor) {
@@ -202,6 +203,12 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
         /** Prefix of every thread name. Default {@code cs-<group>}. */
         public Builder<K, V> threadPrefix(String prefix) {
             this.threadPrefix = Objects.requireNonNull(prefix, "threadPrefix");
+            return this;
+        }
+
+        /** Told on the consumer thread when partitions are assigned or released. Default: none. */
+        public Builder<K, V> partitionListener(PartitionListener listener) {
+            this.partitionListener = Objects.requireNonNull(listener, "partitionListener");
             return this;
         }
 

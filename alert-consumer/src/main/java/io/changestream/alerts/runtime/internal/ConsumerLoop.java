@@ -3,6 +3,7 @@ package io.changestream.alerts.runtime.internal;
 import io.changestream.alerts.runtime.CloseMode;
 import io.changestream.alerts.runtime.Event;
 import io.changestream.alerts.runtime.KeyFunction;
+import io.changestream.alerts.runtime.PartitionListener;
 import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.alerts.runtime.RuntimeStatus;
 import io.changestream.state.PartitionSnapshot;
@@ -64,6 +65,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     private final DelayScheduler delays;
     private final RuntimeMetrics metrics;
     private final Clock clock;
+    private final PartitionListener partitionListener;
     private final Consumer<Throwable> onFatal;
     private final Map<TopicPartition, OwnedPartition> owned = new ConcurrentHashMap<>();
     private final Map<TopicPartition, ArrayDeque<WorkItem<K, V>>> held = new HashMap<>();
@@ -77,7 +79,8 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
 
     ConsumerLoop(String name, org.apache.kafka.clients.consumer.Consumer<K, V> consumer, RuntimeConfig config,
                  StateManager<TopicPartition> stateManager, List<LaneLoop<K, V>> lanes, KeyFunction<K, V> keyFunction,
-                 DelayScheduler delays, RuntimeMetrics metrics, Clock clock, Consumer<Throwable> onFatal) {
+                 DelayScheduler delays, RuntimeMetrics metrics, Clock clock, PartitionListener partitionListener,
+                 Consumer<Throwable> onFatal) {
         this.name = name;
         this.consumer = consumer;
         this.config = config;
@@ -87,6 +90,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         this.delays = delays;
         this.metrics = metrics;
         this.clock = clock;
+        this.partitionListener = partitionListener;
         this.onFatal = onFatal;
         for (int i = 0; i < lanes.size(); i++) {
             batches.add(new ArrayList<>());
@@ -342,6 +346,9 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             gauges.put(tp, metrics.partitionGauges(p));
         }
         LOG.info("{}: assigned {}", name, partitions);
+        Map<TopicPartition, Long> committedOffsets = new HashMap<>();
+        partitions.forEach(tp -> committedOffsets.put(tp, owned.get(tp).committed));
+        tell(() -> partitionListener.onAssigned(committedOffsets));
     }
 
     @Override
@@ -406,6 +413,16 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             metrics.remove(gauges.remove(p.topicPartition));
         }
         LOG.info("{}: released {} (commit={})", name, partitions, commit);
+        List<TopicPartition> released = gone.stream().map(p -> p.topicPartition).toList();
+        tell(() -> partitionListener.onReleased(released));
+    }
+
+    private void tell(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: partition listener failed", name, e);
+        }
     }
 
     /** Whether every event of {@code p} taken in during this assignment is done (none held back either). */

@@ -3,6 +3,7 @@ package io.changestream.alerts.runtime.internal;
 import io.changestream.alerts.runtime.CloseMode;
 import io.changestream.alerts.runtime.FailureHandler;
 import io.changestream.alerts.runtime.KeyFunction;
+import io.changestream.alerts.runtime.PartitionListener;
 import io.changestream.alerts.runtime.Processor;
 import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.alerts.runtime.RuntimeState;
@@ -43,6 +44,7 @@ public final class RuntimeEngine<K, V> {
     private final Clock clock;
     private final String threadPrefix;
     private final Consumer<Throwable> onFatal;
+    private final PartitionListener partitionListener;
     private final StateManager<TopicPartition> stateManager;
     private final DelayScheduler delays = new DelayScheduler();
     private final RuntimeMetrics metrics;
@@ -55,7 +57,8 @@ public final class RuntimeEngine<K, V> {
     public RuntimeEngine(RuntimeConfig config, Supplier<? extends Deserializer<K>> keys,
                          Supplier<? extends Deserializer<V>> values, Processor<K, V> processor,
                          FailureHandler<K, V> failureHandler, KeyFunction<K, V> keyFunction, MeterRegistry registry,
-                         Clock clock, long seed, String threadPrefix, Consumer<Throwable> onFatal) {
+                         Clock clock, long seed, String threadPrefix, PartitionListener partitionListener,
+                         Consumer<Throwable> onFatal) {
         this.config = config;
         this.keys = keys;
         this.values = values;
@@ -63,6 +66,7 @@ public final class RuntimeEngine<K, V> {
         this.clock = clock;
         this.threadPrefix = threadPrefix;
         this.onFatal = onFatal;
+        this.partitionListener = partitionListener;
         int maxPollRecords = Integer.parseInt(String.valueOf(
                 config.kafka().getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500")));
         // the consumer thread pauses a partition at maxInFlightPerPartition; one more poll may still arrive
@@ -104,7 +108,7 @@ public final class RuntimeEngine<K, V> {
         for (int i = 0; i < consumers.size(); i++) {
             String name = threadPrefix + "-consumer-" + i;
             ConsumerLoop<K, V> loop = new ConsumerLoop<>(name, consumers.get(i), config, stateManager, lanes,
-                    keyFunction, delays, metrics, clock, onFatal);
+                    keyFunction, delays, metrics, clock, partitionListener, onFatal);
             loops.add(loop);
             Thread t = new Thread(loop, name);
             loopThreads.add(t);
