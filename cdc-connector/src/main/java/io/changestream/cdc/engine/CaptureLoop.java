@@ -98,13 +98,17 @@ public final class CaptureLoop implements AutoCloseable {
     }
 
     /**
-     * Ready: the engine runs, Debezium reports it is connected, and (with heartbeats on) a batch, heartbeats included,
-     * was handled within three heartbeat intervals. Debezium's "connected" alone turns true while a Postgres standby
-     * still retries a slot another instance holds.
+     * Ready: the engine runs and Debezium reports it is connected; on Postgres with heartbeats on, also a batch
+     * (heartbeats included) was handled within three heartbeat intervals, because Debezium's "connected" turns true
+     * while a standby still retries a slot another instance holds. (On MariaDB the lease already admits one reader,
+     * and an idle binlog does not emit heartbeats.)
      */
     public boolean streaming() {
         if (state.get() != CaptureState.RUNNING || !probe.connected()) {
             return false;
+        }
+        if (!config.database().isPostgres()) {
+            return true;
         }
         long heartbeat = config.capture().heartbeatIntervalMs();
         long last = lastBatchNanos.get();

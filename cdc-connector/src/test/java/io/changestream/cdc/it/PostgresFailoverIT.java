@@ -29,11 +29,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Crash safety: 10,000 rows inserted while the connector (a child JVM) is SIGKILLed twice and restarted. Every row's
+ * Failover against one real PostgreSQL, the connector as child JVMs. Standby: the replication slot admits one reader;
+ * the standby retries it and takes over within seconds of a SIGKILL. Crash safety: 10,000 rows inserted while the connector (a child JVM) is SIGKILLed twice and restarted. Every row's
  * event id must reach {@code changes}, per-entity order must hold (after dropping repeats by event id), repeats must
  * carry the same source offset, and the last instance must stop on SIGTERM with exit 0 within 10 s.
  */
-class CrashSafetyIT {
+class PostgresFailoverIT {
 
     private static final int ROWS = 10_000;
     private static final int ENTITIES = 50;
@@ -54,6 +55,17 @@ class CrashSafetyIT {
         if (pg != null) {
             pg.close();
         }
+    }
+
+    @Test
+    void standbyTakesTheSlotWithinSecondsAfterTheActiveInstanceIsKilled() throws Exception {
+        String ns = "pg-standby-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        Map<String, String> settings = new HashMap<>(Configs.postgres(pg, broker, ns, "cs_standby"));
+        settings.put("postgres.slot.max.retries", "1000000");
+        settings.put("postgres.slot.retry.delay.ms", "500");
+        StandbyTakeover.run("postgres", broker, ns, settings,
+                json -> pg.execute("INSERT INTO change_event (json) VALUES (" + Rows.literal(json) + "::jsonb)"),
+                Duration.ofSeconds(20));
     }
 
     @Test
