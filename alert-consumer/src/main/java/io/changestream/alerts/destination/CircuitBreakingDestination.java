@@ -56,6 +56,13 @@ public final class CircuitBreakingDestination implements Destination {
         return breaker == null ? CircuitState.CLOSED : breaker.state();
     }
 
+    /** How many of its destinations have an open circuit now. */
+    public int openCircuits() {
+        synchronized (breakers) {
+            return (int) breakers.values().stream().filter(b -> b.state() == CircuitState.OPEN).count();
+        }
+    }
+
     /**
      * The breaker key of a request: the destination id, or when it has none the subscription id, type and a hash of
      * the config (never the config itself: endpoints such as Slack webhook URLs are secrets).

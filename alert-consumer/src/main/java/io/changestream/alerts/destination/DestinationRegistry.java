@@ -4,6 +4,7 @@ import io.changestream.alerts.destination.lineage.OpenLineageDestination;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
@@ -20,7 +21,8 @@ import org.apache.kafka.clients.producer.Producer;
  * {@link #validate} at save time. Thread-safe.
  *
  * <p>Meters: {@code changestream_alert_deliveries_total{type,outcome}} and
- * {@code changestream_alert_delivery_seconds{type}} (tags: destination type and outcome enums only).
+ * {@code changestream_alert_delivery_seconds{type}}, {@code changestream_alert_open_circuits{type}} (tags:
+ * destination type and outcome enums only).
  */
 public final class DestinationRegistry implements AutoCloseable {
 
@@ -51,6 +53,10 @@ public final class DestinationRegistry implements AutoCloseable {
             destinations.put(destination.type(),
                     new CircuitBreakingDestination(destination, settings.breaker(), clock));
         }
+        destinations.forEach((type, destination) -> Gauge.builder("changestream.alert.open.circuits",
+                        destination, CircuitBreakingDestination::openCircuits)
+                .description("Destinations whose circuit breaker is open, by destination type")
+                .tag("type", type.name()).register(meters));
         destinations.put(SubscriptionType.GENERIC, destinations.get(SubscriptionType.WEBHOOK));
     }
 

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The admin REST routes of subscriptions, the platform's paths under {@value #BASE}: POST (create, 201), PUT
  * (create or update by name), PUT {@code /{id}}, GET (list as {@code {data, paging}}), GET {@code /{id}}, GET
- * {@code /name/{name}}, DELETE {@code /{id}}, DELETE {@code /name/{name}}. Every request needs
+ * {@code /name/{name}}, DELETE {@code /{id}}, DELETE {@code /name/{name}}, and GET {@code /{id}/status} (per
+ * destination: counts, last success/failure, state) when a {@link DeliveryStatusBook} is given. Every request needs
  * {@code Authorization: Bearer <token>} (401 otherwise). Errors are the platform's {@code {code, message}}: 400
  * naming the field, 404, 409. Secrets in destination configs are masked in every response. Handlers run on
  * Javalin's request threads.
@@ -37,12 +38,17 @@ public final class SubscriptionRoutes {
 
     private final SubscriptionService service;
     private final AdminApiSettings settings;
+    private final DeliveryStatusBook statusBook;
     private final ObjectMapper mapper = Json.mapper();
     private final byte[] expectedAuthorization;
 
-    public SubscriptionRoutes(SubscriptionService service, AdminApiSettings settings) {
+    /**
+     * @param statusBook delivery status for {@code GET …/{id}/status}, or null to leave that route out
+     */
+    public SubscriptionRoutes(SubscriptionService service, AdminApiSettings settings, DeliveryStatusBook statusBook) {
         this.service = Objects.requireNonNull(service, "service");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.statusBook = statusBook;
         this.expectedAuthorization = ("Bearer " + settings.bearerToken()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -61,7 +67,16 @@ public final class SubscriptionRoutes {
         routes.get(BASE + "/{id}", guarded(ctx -> respond(ctx, 200, service.get(ctx.pathParam("id")))));
         routes.put(BASE + "/{id}", guarded(ctx -> respond(ctx, 200,
                 service.update(ctx.pathParam("id"), body(ctx), settings.user()))));
-        routes.delete(BASE + "/{id}", guarded(ctx -> respond(ctx, 200, service.delete(ctx.pathParam("id")))));
+        routes.delete(BASE + "/{id}", guarded(ctx -> {
+            EventSubscription deleted = service.delete(ctx.pathParam("id"));
+            if (statusBook != null) {
+                statusBook.forget(deleted.id());
+            }
+            respond(ctx, 200, deleted);
+        }));
+        if (statusBook != null) {
+            routes.get(BASE + "/{id}/status", guarded(ctx -> status(ctx, service.get(ctx.pathParam("id")))));
+        }
     }
 
     /** The JSON a client sees: the stored subscription with every secret masked. */
@@ -110,6 +125,13 @@ public final class SubscriptionRoutes {
 
     private void respond(Context ctx, int status, EventSubscription subscription) throws JsonProcessingException {
         ctx.status(status).contentType("application/json").result(mapper.writeValueAsString(view(subscription)));
+    }
+
+    private void status(Context ctx, EventSubscription subscription) throws JsonProcessingException {
+        ObjectNode body = mapper.createObjectNode().put("id", subscription.id()).put("name", subscription.name())
+                .put("enabled", subscription.enabled());
+        body.set("destinations", mapper.valueToTree(statusBook.statuses(subscription)));
+        ctx.status(200).contentType("application/json").result(mapper.writeValueAsString(body));
     }
 
     private void list(Context ctx, List<EventSubscription> subscriptions) throws JsonProcessingException {

@@ -39,6 +39,7 @@ class SubscriptionRoutesIT {
     private static String topic;
     private static SubscriptionStore store;
     private static Javalin app;
+    private static final DeliveryStatusBook STATUS = new DeliveryStatusBook(Clock.systemUTC(), 1_000);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @BeforeAll
@@ -50,7 +51,7 @@ class SubscriptionRoutesIT {
         DestinationRegistry registry = new DestinationRegistry(DestinationSettings.DEFAULTS, Clock.systemUTC(),
                 new SimpleMeterRegistry(), null);
         SubscriptionRoutes routes = new SubscriptionRoutes(new SubscriptionService(new SubscriptionFactory(registry,
-                FilterSettings.DEFAULTS, Clock.systemUTC()), store), new AdminApiSettings(TOKEN, "admin"));
+                FilterSettings.DEFAULTS, Clock.systemUTC()), store), new AdminApiSettings(TOKEN, "admin"), STATUS);
         app = Javalin.create(config -> routes.register(config.routes)).start("127.0.0.1", 0);
     }
 
@@ -124,6 +125,29 @@ class SubscriptionRoutesIT {
         assertFalse(deleted.body().contains(SECRET));
         assertEquals(404, call("GET", "/" + id, null).statusCode());
         assertEquals(404, call("DELETE", "/name/lifecycle", null).statusCode());
+    }
+
+    @Test
+    void statusShowsEachDestinationsDeliveriesAndState() throws Exception {
+        HttpResponse<String> created = call("POST", "", Requests.create("with-status", "https://hooks.example.com/q"));
+        JsonNode body = Requests.json(created.body());
+        String id = body.get("id").asText();
+        String destination = body.get("destinations").get(0).get("id").asText();
+        STATUS.delivered(id, destination);
+        STATUS.delivered(id, destination);
+        STATUS.failed(id, destination, "HTTP 503", java.time.Instant.now().plusSeconds(5));
+
+        JsonNode status = Requests.json(call("GET", "/" + id + "/status", null).body());
+        JsonNode first = status.get("destinations").get(0);
+        assertEquals("Webhook", first.get("type").asText());
+        assertEquals("awaitingRetry", first.get("status").asText());
+        assertEquals(2, first.get("delivered").asInt());
+        assertEquals("HTTP 503", first.get("lastFailedReason").asText());
+        STATUS.deadLettered(id, destination, "retries exhausted", true);
+        assertEquals("retryLimitReached", Requests.json(call("GET", "/" + id + "/status", null).body())
+                .get("destinations").get(0).get("status").asText());
+        assertEquals(404, call("GET", "/" + UUID.randomUUID() + "/status", null).statusCode());
+        assertEquals(401, call("GET", "/" + id + "/status", null, null).statusCode());
     }
 
     @Test

@@ -1,0 +1,20 @@
+package io.changestream.alerts.subscription;
+
+/**
+ * Delivery status of one destination of a subscription, as the platform's {@code SubscriptionStatus} plus counts.
+ *
+ * @param destinationId    the destination id
+ * @param type             the destination type (platform name, e.g. {@code Webhook})
+ * @param status           active | awaitingRetry | failed | retryLimitReached | disabled
+ * @param delivered        notifications delivered (by this instance since start)
+ * @param failed           failed attempts
+ * @param deadLettered     events dead-lettered for this destination
+ * @param lastSuccessfulAt last delivery, epoch ms, or null
+ * @param lastFailedAt     last failure, epoch ms, or null
+ * @param lastFailedReason reason of the last failure, or null
+ * @param nextAttempt      when the next retry is due, epoch ms, or null
+ */
+public record DestinationStatus(String destinationId, String type, String status, long delivered, long failed,
+                                long deadLettered, Long lastSuccessfulAt, Long lastFailedAt, String lastFailedReason,
+                                Long nextAttempt) {
+}
