@@ -1,0 +1,61 @@
+package io.changestream.alerts.pipeline;
+
+import io.changestream.alerts.runtime.RetriableException;
+import io.changestream.topics.model.FailedEvent;
+import io.changestream.topics.serde.JsonSerde;
+import io.changestream.topics.serde.Serdes;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Writes {@link FailedEvent}s to {@code alert-dlq} (key {@code subscriptionId/eventId}) and waits for the ack: a
+ * pair counts as dead-lettered only once the broker has it, so nothing is dropped. Processor threads; thread-safe.
+ * Meter: {@code changestream_alert_dead_letters_total{source}}.
+ */
+public final class DeadLetterWriter {
+
+    private final String topic;
+    private final Producer<String, String> producer;
+    private final Duration ackTimeout;
+    private final MeterRegistry meters;
+    private final JsonSerde<FailedEvent> serde = Serdes.failedEvent();
+
+    /**
+     * @param producer   producer (acks=all advised), owned by the caller
+     * @param ackTimeout how long a write waits for its ack before the event is retried ({@code ledger.ackTimeout})
+     */
+    public DeadLetterWriter(String topic, Producer<String, String> producer, Duration ackTimeout,
+                            MeterRegistry meters) {
+        this.topic = topic;
+        this.producer = producer;
+        this.ackTimeout = ackTimeout;
+        this.meters = meters;
+    }
+
+    /**
+     * Writes one failed event and waits for the ack.
+     *
+     * @throws RetriableException when it was not acked in time (the runtime retries the event)
+     */
+    public void write(FailedEvent failed) {
+        try {
+            producer.send(new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)))
+                    .get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RetriableException("interrupted while dead-lettering " + failed.key(), e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw new RetriableException("dead letter " + failed.key() + " not acked within " + ackTimeout.toMillis()
+                    + " ms: " + e, e);
+        }
+        Counter.builder("changestream.alert.dead.letters")
+                .description("Failed events written to the dead-letter topic, by failure source")
+                .tag("source", failed.source().name()).register(meters).increment();
+    }
+}
