@@ -91,6 +91,26 @@ class SubscriptionRoutesIT {
 
     @Test
     void theWholeLifecycleWithThePlatformsJsonAndSecretsMasked() throws Exception {
+        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logs.start();
+        root.addAppender(logs);
+        try {
+            lifecycle();
+        } finally {
+            root.detachAppender(logs);
+        }
+        for (ch.qos.logback.classic.spi.ILoggingEvent event : logs.list) {
+            assertFalse(event.getFormattedMessage().contains(SECRET), event.getFormattedMessage());
+            assertFalse(event.getThrowableProxy() != null
+                    && event.getThrowableProxy().getMessage() != null
+                    && event.getThrowableProxy().getMessage().contains(SECRET));
+        }
+    }
+
+    private void lifecycle() throws Exception {
         HttpResponse<String> created = call("POST", "", Requests.create("lifecycle", "https://hooks.example.com/a"));
         assertEquals(201, created.statusCode(), created.body());
         JsonNode body = Requests.json(created.body());

@@ -98,7 +98,13 @@ class OpenLineageDestinationTest {
         assertEquals("openmetadata", event.getJob().getNamespace());
         assertEquals(RunEvents.runUuid("svc.ingest_orders", "run-7"), event.getRun().getRunId());
         assertEquals(1_700_000_060_000L, event.getEventTime().toInstant().toEpochMilli());
-        assertTrue(posted.get(0).json().contains("\"schemaURL\""), "carries the spec's schema URL");
+        com.fasterxml.jackson.databind.JsonNode json = Json.mapper().readTree(posted.get(0).json());
+        for (String required : List.of("eventType", "eventTime", "run", "job", "producer", "schemaURL")) {
+            assertTrue(json.hasNonNull(required), "the spec requires " + required + ": " + json);
+        }
+        UUID.fromString(json.get("run").get("runId").asText());
+        assertTrue(json.get("schemaURL").asText().startsWith("https://openlineage.io/spec/"), json.toString());
+        assertEquals(LineageSettings.DEFAULTS.producer().toString(), json.get("producer").asText());
     }
 
     @Test
