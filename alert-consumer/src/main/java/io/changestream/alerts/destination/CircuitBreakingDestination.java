@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -48,6 +49,28 @@ public final class CircuitBreakingDestination implements Destination {
         DeliveryResult result = delegate.deliver(request);
         breaker.record(result);
         return result;
+    }
+
+    /**
+     * Delivers a batch for one destination through its breaker: refused as a whole while open; a batch with any
+     * RETRY result counts as one failure.
+     */
+    @Override
+    public List<DeliveryResult> deliverAll(List<DeliveryRequest> requests) {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        CircuitBreaker breaker = breaker(requests.get(0));
+        if (!breaker.tryAcquire()) {
+            Duration wait = breaker.remainingOpen();
+            DeliveryResult refused = DeliveryResult.retry(wait.isZero() ? null : wait,
+                    "circuit open for destination " + key(requests.get(0)));
+            return requests.stream().map(r -> refused).toList();
+        }
+        List<DeliveryResult> results = delegate.deliverAll(requests);
+        breaker.record(results.stream().filter(r -> r.outcome() == DeliveryResult.Outcome.RETRY).findFirst()
+                .orElse(DeliveryResult.delivered()));
+        return results;
     }
 
     /** The state of a destination's breaker (CLOSED when it has none yet). */

@@ -44,6 +44,30 @@ class DestinationRegistryTest {
     }
 
     @Test
+    void lineageBatchesStayBatchedThroughTheBreaker() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        DestinationSettings settings = new DestinationSettings(HttpSettings.DEFAULTS.allowingPrivateAddresses(),
+                MessageSettings.DEFAULTS, CircuitBreakerSettings.DEFAULTS, null,
+                io.changestream.alerts.destination.lineage.LineageSettings.DEFAULTS);
+        try (LocalReceiver receiver = new LocalReceiver();
+             DestinationRegistry registry = new DestinationRegistry(settings, Clock.systemUTC(), meters, null)) {
+            SubscriptionDestination d = Fixtures.destination("ol", SubscriptionType.OPEN_LINEAGE,
+                    "{\"endpoint\":\"" + receiver.uri("/api/v1/lineage") + "\",\"batchEndpoint\":\""
+                            + receiver.uri("/api/v1/lineage/batch") + "\"}");
+            java.util.List<DeliveryRequest> batch = java.util.stream.IntStream.range(0, 3)
+                    .mapToObj(i -> DeliveryRequest.ofRun(Fixtures.subscription(d), d,
+                            new io.changestream.topics.model.PipelineRunStatus("svc.p", "run-" + i,
+                                    io.changestream.topics.model.PipelineState.FAILED, 1L, 2L, 3L), 1))
+                    .toList();
+            assertEquals(3, registry.deliverAll(batch).stream().filter(DeliveryResult::isDelivered).count());
+            assertEquals(1, receiver.received().size(), "one batch request");
+            assertEquals("/api/v1/lineage/batch", receiver.received().get(0).path());
+            assertEquals(3.0, meters.get("changestream.alert.deliveries").tag("type", "OPEN_LINEAGE")
+                    .tag("outcome", "DELIVERED").counter().count());
+        }
+    }
+
+    @Test
     void validatesConfigsAtSaveTimeWithTheSsrfGuard() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (DestinationRegistry registry = new DestinationRegistry(DestinationSettings.DEFAULTS, Clock.systemUTC(),
