@@ -217,26 +217,26 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             }
             KafkaConsumer<byte[], byte[]> consumer = reader();
             TopicPartition source = window.source;
-            long startTime = 0;
-            if (window.committed >= 0) {
-                long end = consumer.endOffsets(List.of(source), settings.rebuildTimeout()).get(source);
-                if (end <= window.committed) {
-                    result = "empty";
-                    return;
-                }
-                long timestamp = timestampAt(consumer, source, window.committed, deadline);
-                startTime = timestamp < 0 ? 0 : Math.max(0, timestamp - settings.rebuildClockSkew().toMillis());
+            // without a committed offset the group reads from the log start (auto.offset.reset=earliest)
+            long from = window.committed >= 0 ? window.committed
+                    : consumer.beginningOffsets(List.of(source), settings.rebuildTimeout()).get(source);
+            long end = consumer.endOffsets(List.of(source), settings.rebuildTimeout()).get(source);
+            if (end <= from) {
+                result = "empty";
+                return;
             }
+            long timestamp = timestampAt(consumer, source, from, deadline);
+            long startTime = timestamp < 0 ? 0 : Math.max(0, timestamp - settings.rebuildClockSkew().toMillis());
             TopicPartition ledger = new TopicPartition(settings.topic(), ledgerPartition(source.partition()));
-            OffsetAndTimestamp from = consumer.offsetsForTimes(Map.of(ledger, startTime), settings.rebuildTimeout())
-                    .get(ledger);
+            OffsetAndTimestamp ledgerFrom = consumer.offsetsForTimes(Map.of(ledger, startTime),
+                    settings.rebuildTimeout()).get(ledger);
             long ledgerEnd = consumer.endOffsets(List.of(ledger), settings.rebuildTimeout()).get(ledger);
-            if (from == null || from.offset() >= ledgerEnd) {
+            if (ledgerFrom == null || ledgerFrom.offset() >= ledgerEnd) {
                 result = "empty";
                 return;
             }
             consumer.assign(List.of(ledger));
-            consumer.seek(ledger, from.offset());
+            consumer.seek(ledger, ledgerFrom.offset());
             long scanned = 0;
             while (consumer.position(ledger) < ledgerEnd && !window.released) {
                 if (scanned >= settings.rebuildMaxRecords() || clock.millis() >= deadline) {

@@ -1,0 +1,145 @@
+package io.changestream.alerts.service;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.pipeline.DeliverySummary;
+import io.changestream.alerts.runtime.RuntimeStatus;
+import io.changestream.alerts.subscription.SubscriptionRoutes;
+import io.changestream.topics.serde.Json;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.OptionalLong;
+
+/**
+ * The alert service's HTTP server (Javalin 7 on Jetty, which owns its threads): the admin API
+ * ({@link SubscriptionRoutes}, including {@code …/{id}/status}), {@code GET …/{id}/summary} (successful deliveries),
+ * {@code GET /api/v1/runtime/status} (partitions, lanes, parked keys, ledger windows) — all behind the bearer token —
+ * and, open, {@code /health/live}, {@code /health/ready} and {@code /metrics} (Prometheus text format).
+ */
+final class AlertHttpServer implements AutoCloseable {
+
+    /** The runtime status path. */
+    static final String RUNTIME_STATUS = "/api/v1/runtime/status";
+
+    private final Javalin app;
+    private final AlertService service;
+    private final ObjectMapper mapper = Json.mapper();
+    private final byte[] expectedAuthorization;
+
+    AlertHttpServer(AlertServiceConfig config, PrometheusMeterRegistry registry, AlertService service,
+                    SubscriptionRoutes subscriptionRoutes) {
+        this.service = service;
+        this.expectedAuthorization = ("Bearer " + config.admin().bearerToken()).getBytes(StandardCharsets.UTF_8);
+        this.app = Javalin.create(c -> {
+            c.startup.showJavalinBanner = false;
+            c.startup.showOldJavalinVersionWarning = false;
+            c.jetty.host = config.httpHost();
+            c.jetty.port = config.httpPort();
+            c.routes.get("/health/live", ctx -> ctx.result("live"));
+            c.routes.get("/health/ready", ctx -> {
+                boolean ready = service.ready();
+                ctx.status(ready ? 200 : 503).result(ready ? "ready" : "not ready: " + service.readiness());
+            });
+            c.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                    .result(registry.scrape()));
+            c.routes.get(RUNTIME_STATUS, guarded(this::runtimeStatus));
+            c.routes.get(SubscriptionRoutes.BASE + "/{id}/summary", guarded(this::summary));
+            subscriptionRoutes.register(c.routes);
+        });
+    }
+
+    void start() {
+        app.start();
+    }
+
+    int port() {
+        return app.port();
+    }
+
+    private Handler guarded(Handler handler) {
+        return ctx -> {
+            String authorization = ctx.header("Authorization");
+            if (authorization == null || !MessageDigest.isEqual(expectedAuthorization,
+                    authorization.getBytes(StandardCharsets.UTF_8))) {
+                ctx.header("WWW-Authenticate", "Bearer");
+                ctx.status(401).contentType("application/json")
+                        .result("{\"code\":401,\"message\":\"a valid bearer token is required\"}");
+                return;
+            }
+            handler.handle(ctx);
+        };
+    }
+
+    private void summary(Context ctx) throws Exception {
+        String id = ctx.pathParam("id");
+        if (service.store().get(id).isEmpty()) {
+            ctx.status(404).contentType("application/json")
+                    .result("{\"code\":404,\"message\":\"subscription " + id.replace("\"", "") + " not found\"}");
+            return;
+        }
+        DeliverySummary.View view = service.summary().of(id)
+                .orElse(new DeliverySummary.View(id, 0, 0, null, 0));
+        ctx.contentType("application/json").result(mapper.writeValueAsString(view));
+    }
+
+    private void runtimeStatus(Context ctx) throws Exception {
+        ObjectNode out = mapper.createObjectNode();
+        if (service.runtime() == null) {
+            ctx.status(503).contentType("application/json").result("{\"state\":\"STARTING\"}");
+            return;
+        }
+        RuntimeStatus status = service.runtime().status();
+        out.put("state", status.state().name());
+        out.put("queuedEvents", status.queuedEvents());
+        out.put("delayQueueSize", status.delayQueueSize());
+        out.put("parkedKeyCount", status.parkedKeyCount());
+        out.put("eventsWithPendingDeliveries", service.processor().eventsInFlight());
+        ArrayNode partitions = out.putArray("partitions");
+        for (RuntimeStatus.PartitionStatus p : status.partitions()) {
+            ObjectNode n = partitions.addObject();
+            n.put("topic", p.topic()).put("partition", p.partition()).put("consumer", p.consumer());
+            put(n, "committedOffset", p.committedOffset());
+            put(n, "committable", p.committable());
+            put(n, "oldestInFlight", p.oldestInFlight());
+            p.oldestInFlightAge().ifPresent(age -> n.put("oldestInFlightAgeMs", age.toMillis()));
+            n.put("inFlightCount", p.inFlightCount()).put("paused", p.paused());
+            ArrayNode reasons = n.putArray("pauseReasons");
+            p.pauseReasons().forEach(reasons::add);
+            put(n, "consumerLag", p.consumerLag());
+        }
+        ArrayNode lanes = out.putArray("lanes");
+        for (RuntimeStatus.LaneStatus l : status.lanes()) {
+            lanes.addObject().put("lane", l.lane()).put("queueLength", l.queueLength())
+                    .put("parkedKeys", l.parkedKeys());
+        }
+        ArrayNode parked = out.putArray("parkedKeys");
+        for (RuntimeStatus.ParkedKey k : status.parkedKeys()) {
+            parked.addObject().put("lane", k.lane()).put("key", k.key()).put("topic", k.topic())
+                    .put("partition", k.partition()).put("offset", k.offset()).put("attempt", k.attempt())
+                    .put("notBefore", k.notBefore().toString()).put("reason", k.reason())
+                    .put("waitingBehind", k.waitingBehind());
+        }
+        ArrayNode windows = out.putArray("ledgerWindows");
+        for (DeliveryLedger.WindowStatus w : service.ledger().windows()) {
+            windows.add(mapper.valueToTree(w));
+        }
+        ctx.contentType("application/json").result(mapper.writeValueAsString(out));
+    }
+
+    private static void put(ObjectNode node, String field, OptionalLong value) {
+        if (value.isPresent()) {
+            node.put(field, value.getAsLong());
+        }
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

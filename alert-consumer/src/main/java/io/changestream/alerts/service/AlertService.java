@@ -1,0 +1,214 @@
+package io.changestream.alerts.service;
+
+import io.changestream.alerts.destination.DestinationRegistry;
+import io.changestream.alerts.filter.FilterSettings;
+import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.pipeline.AlertProcessor;
+import io.changestream.alerts.pipeline.DeadLetterWriter;
+import io.changestream.alerts.pipeline.DeliveryObserver;
+import io.changestream.alerts.pipeline.DeliverySummary;
+import io.changestream.alerts.pipeline.PipelineSettings;
+import io.changestream.alerts.runtime.ConsumerRuntime;
+import io.changestream.alerts.runtime.PartitionListener;
+import io.changestream.alerts.runtime.RuntimeState;
+import io.changestream.alerts.subscription.DeliveryStatusBook;
+import io.changestream.alerts.subscription.SubscriptionFactory;
+import io.changestream.alerts.subscription.SubscriptionRoutes;
+import io.changestream.alerts.subscription.SubscriptionService;
+import io.changestream.alerts.subscription.SubscriptionStore;
+import io.changestream.topics.TopicCatalog;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running alert service: the subscription store (read-only view of {@code subscriptions}), the destinations,
+ * the delivery ledger, the {@link AlertProcessor} on a {@link ConsumerRuntime} over {@code changes} and
+ * {@code pipeline-status}, and the HTTP server. {@link #start} builds and starts everything (what it started is
+ * closed again when a later part fails); {@link #close} drains the runtime (finish, ledger, commit, leave the group)
+ * and then stops the rest in reverse order, idempotent and bounded by {@code runtime.closeTimeout}. Any thread.
+ */
+public final class AlertService implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AlertService.class);
+
+    private final AlertServiceConfig config;
+    private final Deque<AutoCloseable> parts = new ArrayDeque<>();
+    private PrometheusMeterRegistry meters;
+    private SubscriptionStore store;
+    private DeliveryLedger ledger;
+    private AlertProcessor processor;
+    private ConsumerRuntime<String, String> runtime;
+    private DeliveryStatusBook statusBook;
+    private DeliverySummary summary;
+    private AlertHttpServer http;
+    private volatile boolean closed;
+
+    private AlertService(AlertServiceConfig config) {
+        this.config = config;
+    }
+
+    /** Builds and starts the service. */
+    public static AlertService start(AlertServiceConfig config) {
+        AlertService service = new AlertService(config);
+        try {
+            service.startParts(Clock.systemUTC());
+            return service;
+        } catch (RuntimeException e) {
+            service.close();
+            throw e;
+        }
+    }
+
+    private void startParts(Clock clock) {
+        TopicCatalog catalog = config.catalog();
+        meters = ServiceMetrics.create();
+        parts.push(meters::close);
+        Map<String, Object> producerProps = new HashMap<>(config.kafka());
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-ledger");
+        KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps, new StringSerializer(),
+                new StringSerializer());
+        parts.push(() -> producer.close(config.runtime().closeTimeout()));
+        DestinationRegistry destinations = new DestinationRegistry(config.destinations(), clock, meters, producer);
+        parts.push(destinations);
+        store = SubscriptionStore.start(config.subscriptions(), FilterSettings.DEFAULTS);
+        parts.push(store);
+        store.bindTo(meters);
+        statusBook = new DeliveryStatusBook(clock, config.statusMaxEntries());
+        summary = new DeliverySummary(clock);
+        store.addListener(change -> {
+            if (change.current() == null) {
+                summary.forget(change.id());
+            }
+        });
+        SubscriptionService subscriptions = new SubscriptionService(
+                new SubscriptionFactory(destinations, FilterSettings.DEFAULTS, clock), store);
+        ledger = new DeliveryLedger(config.ledger(), producer, config.kafka(), meters, clock);
+        parts.push(ledger);
+        processor = new AlertProcessor(new PipelineSettings(catalog.changes().name(),
+                catalog.pipelineStatus().name(), config.runtime().initialBackoff(), config.runtime().maxBackoff()),
+                store::list, destinations, ledger,
+                new DeadLetterWriter(catalog.alertDlq().name(), producer, config.ledger().ackTimeout(), meters),
+                observer(statusBook), summary, meters, clock);
+        http = new AlertHttpServer(config, meters, this,
+                new SubscriptionRoutes(subscriptions, config.admin(), statusBook));
+        parts.push(http);
+        http.start();
+        PartitionListener both = new PartitionListener() {
+            @Override
+            public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
+                ledger.onAssigned(committedOffsets);
+            }
+
+            @Override
+            public void onReleased(Collection<TopicPartition> partitions) {
+                ledger.onReleased(partitions);
+                processor.onReleased(partitions);
+            }
+        };
+        runtime = ConsumerRuntime.builder(config.runtime(), StringDeserializer::new, StringDeserializer::new,
+                        processor)
+                .failureHandler(processor)
+                .partitionListener(both)
+                .meterRegistry(meters)
+                .clock(clock)
+                .build();
+        parts.push(runtime);
+        runtime.start();
+        LOG.info("alert service of group {} started: HTTP port {}, topics {}", config.groupId(), http.port(),
+                config.runtime().topics());
+    }
+
+    private static DeliveryObserver observer(DeliveryStatusBook book) {
+        return new DeliveryObserver() {
+            @Override
+            public void delivered(String subscriptionId, String destinationId) {
+                book.delivered(subscriptionId, destinationId);
+            }
+
+            @Override
+            public void failed(String subscriptionId, String destinationId, String reason, Instant nextAttempt) {
+                book.failed(subscriptionId, destinationId, reason, nextAttempt);
+            }
+
+            @Override
+            public void deadLettered(String subscriptionId, String destinationId, String reason,
+                                     boolean retriesExhausted) {
+                book.deadLettered(subscriptionId, destinationId, reason, retriesExhausted);
+            }
+        };
+    }
+
+    /** The HTTP port (the bound one when configured as 0). */
+    public int httpPort() {
+        return http.port();
+    }
+
+    /** Ready: the runtime is running (the store read its topic at start). */
+    public boolean ready() {
+        return !closed && runtime != null && runtime.state() == RuntimeState.RUNNING;
+    }
+
+    /** Why not ready, for {@code /health/ready}. */
+    String readiness() {
+        return runtime == null ? "starting" : "runtime " + runtime.state();
+    }
+
+    ConsumerRuntime<String, String> runtime() {
+        return runtime;
+    }
+
+    DeliveryLedger ledger() {
+        return ledger;
+    }
+
+    AlertProcessor processor() {
+        return processor;
+    }
+
+    DeliverySummary summary() {
+        return summary;
+    }
+
+    SubscriptionStore store() {
+        return store;
+    }
+
+    /** The registry (for tests and the bench). */
+    public PrometheusMeterRegistry meters() {
+        return meters;
+    }
+
+    /** Drains the runtime, then stops every part in reverse start order; idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        while (!parts.isEmpty()) {
+            AutoCloseable part = parts.pop();
+            try {
+                part.close();
+            } catch (Exception e) {
+                LOG.warn("closing {} failed", part, e);
+            }
+        }
+        LOG.info("alert service of group {} stopped", config.groupId());
+    }
+}

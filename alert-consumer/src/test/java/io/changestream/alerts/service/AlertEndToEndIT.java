@@ -1,0 +1,190 @@
+package io.changestream.alerts.service;
+
+import static io.changestream.alerts.service.AlertTestSupport.call;
+import static io.changestream.alerts.service.AlertTestSupport.create;
+import static io.changestream.alerts.service.AlertTestSupport.request;
+import static io.changestream.alerts.service.AlertTestSupport.webhook;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.icegreen.greenmail.junit5.GreenMailExtension;
+import com.icegreen.greenmail.util.ServerSetupTest;
+import io.changestream.alerts.destination.WebhookDestination;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.ChangeEvent;
+import jakarta.mail.Message;
+import jakarta.mail.internet.MimeMessage;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Two alert service instances of one group on the real broker, subscriptions created through the REST API, events
+ * produced to {@code changes}: every matching (subscription, event) is delivered exactly once (graceful run: no
+ * duplicates), non-matching never, payloads and signatures are right, e-mail goes once to the union of receivers,
+ * the status, summary and runtime endpoints answer behind the token, and secrets stay out of responses and metrics.
+ */
+class AlertEndToEndIT {
+
+    @RegisterExtension
+    static final GreenMailExtension SMTP = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
+
+    private static final int EVENTS = 240;
+    private static final String SECRET = "webhook-secret-do-not-leak";
+    private final KafkaBroker broker = Brokers.shared();
+
+    @Test
+    void twoInstancesDeliverEveryMatchingEventOnceAndNothingElse() throws Exception {
+        String ns = AlertTestSupport.namespace("e2e");
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, 6);
+        AlertTestSupport.provision(broker, catalog);
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
+        settings.put("smtp.host", "127.0.0.1");
+        settings.put("smtp.port", Integer.toString(SMTP.getSmtp().getPort()));
+        settings.put("smtp.startTls", "false");
+        settings.put("smtp.from", "alerts@cs.test");
+        try (Receiver receiver = new Receiver();
+             AlertService a = AlertService.start(AlertTestSupport.config(settings));
+             AlertService b = AlertService.start(AlertTestSupport.config(settings))) {
+            String tables = create(a.httpPort(), request("tables", "[\"table\"]", """
+                    [{"name": "filterByEventType", "effect": "include",
+                      "arguments": [{"name": "eventTypeList", "input": ["entityCreated", "entityUpdated"]}]}]""",
+                    "[" + webhook("Webhook", receiver.url("/tables"), SECRET) + "]", 3));
+            String everything = create(a.httpPort(), request("everything", "[\"all\"]", "[]",
+                    "[" + webhook("Slack", receiver.url("/slack"), null) + ","
+                            + webhook("MsTeams", receiver.url("/teams"), null) + "]", 3));
+            String mail = create(b.httpPort(), request("dashboards", "[\"dashboard\"]", "[]", """
+                    [{"category": "External", "type": "Email", "config": {"receivers": ["a@cs.test", "b@cs.test"]}},
+                     {"category": "Admins", "type": "Email", "config": {"receivers": ["b@cs.test", "c@cs.test"]}}]
+                    """, 3));
+            // each instance's view sees what the other one wrote
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+                    call(a.httpPort(), "GET", "/api/v1/events/subscriptions/" + mail, null).status() == 200
+                            && call(b.httpPort(), "GET", "/api/v1/events/subscriptions/" + tables, null).status() == 200);
+
+            List<ChangeEvent> events = new ArrayList<>();
+            String[] types = {"table", "dashboard", "topic"};
+            String[] eventTypes = {ChangeEvent.ENTITY_CREATED, ChangeEvent.ENTITY_UPDATED, ChangeEvent.ENTITY_DELETED,
+                    ChangeEvent.ENTITY_SOFT_DELETED};
+            for (int i = 0; i < EVENTS; i++) {
+                String entityId = java.util.UUID.nameUUIDFromBytes(("entity-" + (i % 40)).getBytes()).toString();
+                events.add(AlertTestSupport.event(eventTypes[i % eventTypes.length], types[i % types.length], entityId,
+                        "svc.db." + types[i % types.length] + (i % 40)));
+            }
+            AlertTestSupport.produce(broker, catalog.changes().name(), events);
+            Set<String> wantTables = events.stream().filter(e -> e.entityType().equals("table")
+                            && (e.eventType().equals(ChangeEvent.ENTITY_CREATED)
+                            || e.eventType().equals(ChangeEvent.ENTITY_UPDATED)))
+                    .map(ChangeEvent::id).collect(Collectors.toSet());
+            long dashboards = events.stream().filter(e -> e.entityType().equals("dashboard")).count();
+
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    receiver.hits("/tables").size() >= wantTables.size()
+                            && receiver.hits("/slack").size() >= EVENTS && receiver.hits("/teams").size() >= EVENTS
+                            && SMTP.getReceivedMessages().length >= dashboards * 3);
+            // let anything extra (a duplicate, a non-matching event) arrive before counting
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+
+            List<Receiver.Hit> tableHits = receiver.hits("/tables");
+            assertEquals(wantTables.size(), tableHits.size(), "each matching table event once, nothing else");
+            assertEquals(wantTables, tableHits.stream().map(h -> h.body().get("id").asText())
+                    .collect(Collectors.toSet()));
+            Map<String, ChangeEvent> byId = events.stream().collect(Collectors.toMap(ChangeEvent::id, e -> e));
+            for (Receiver.Hit hit : tableHits) {
+                ChangeEvent sent = byId.get(hit.body().get("id").asText());
+                assertEquals(tables + ":" + sent.id(), hit.idempotencyKey());
+                assertEquals(sent.entityId(), hit.body().get("entityId").asText());
+                assertEquals(sent.entityFullyQualifiedName(), hit.body().get("entityFullyQualifiedName").asText());
+                assertEquals(tables, hit.body().get("subscriptionId").asText());
+                assertEquals("tables", hit.body().get("subscriptionName").asText());
+                assertEquals("sha256=" + WebhookDestination.hmacSha256Hex(SECRET,
+                        hit.raw().getBytes(StandardCharsets.UTF_8)), hit.signature());
+            }
+            for (String path : List.of("/slack", "/teams")) {
+                List<Receiver.Hit> hits = receiver.hits(path);
+                assertEquals(EVENTS, hits.size(), path + ": every event once");
+                assertEquals(EVENTS, hits.stream().map(Receiver.Hit::idempotencyKey).distinct().count());
+                assertTrue(hits.stream().allMatch(h -> h.idempotencyKey().startsWith(everything + ":")));
+            }
+            MimeMessage[] mails = SMTP.getReceivedMessages();
+            assertEquals(dashboards * 3, mails.length, "one message per dashboard event to the union a, b, c");
+            Set<String> recipients = new HashSet<>();
+            for (MimeMessage m : mails) {
+                for (var r : m.getRecipients(Message.RecipientType.TO)) {
+                    recipients.add(r.toString());
+                }
+            }
+            assertEquals(Set.of("a@cs.test", "b@cs.test", "c@cs.test"), recipients);
+
+            // both instances took part, and the per-subscription views add up
+            assertTrue(a.summary().of(everything).map(v -> v.deliveredEvents()).orElse(0L) > 0, "instance a worked");
+            assertTrue(b.summary().of(everything).map(v -> v.deliveredEvents()).orElse(0L) > 0, "instance b worked");
+            long summed = 0;
+            long statusDelivered = 0;
+            for (AlertService s : List.of(a, b)) {
+                JsonNode summary = call(s.httpPort(), "GET", "/api/v1/events/subscriptions/" + tables + "/summary",
+                        null).json();
+                summed += summary.get("deliveredEvents").asLong();
+                JsonNode status = call(s.httpPort(), "GET", "/api/v1/events/subscriptions/" + tables + "/status",
+                        null).json();
+                statusDelivered += status.findValues("delivered").stream().mapToLong(JsonNode::asLong).sum();
+            }
+            assertEquals(wantTables.size(), summed, "summaries of both instances add up to the deliveries");
+            assertEquals(wantTables.size(), statusDelivered, "status counts of both instances add up");
+
+            // the runtime view, behind the token
+            AlertTestSupport.Answer runtime = call(a.httpPort(), "GET", AlertHttpServer.RUNTIME_STATUS, null);
+            assertEquals(200, runtime.status());
+            assertEquals("RUNNING", runtime.json().get("state").asText());
+            assertTrue(runtime.json().get("partitions").size() > 0);
+            assertEquals(401, call(a.httpPort(), "GET", AlertHttpServer.RUNTIME_STATUS, null, null).status());
+            assertEquals(401, call(a.httpPort(), "GET", "/api/v1/events/subscriptions", null, null).status());
+            assertEquals(401, call(a.httpPort(), "GET", "/api/v1/events/subscriptions/" + tables + "/summary",
+                    null, "wrong-token-0123456789").status());
+
+            // secrets never leave
+            String listed = call(b.httpPort(), "GET", "/api/v1/events/subscriptions", null).body();
+            assertTrue(listed.contains("tables"));
+            assertFalse(listed.contains(SECRET), "the webhook secret is masked in responses");
+            String metrics = call(a.httpPort(), "GET", "/metrics", null, null).body();
+            assertFalse(metrics.contains(SECRET) || metrics.contains(AlertTestSupport.TOKEN));
+            assertFalse(a.toString().contains(AlertTestSupport.TOKEN));
+            assertTrue(metrics.contains("changestream_alert_ledger_writes_total"));
+            assertPromtoolAccepts(metrics);
+        }
+    }
+
+    /** {@code promtool check metrics} accepts the scrape (every meter has HELP, names are valid). */
+    static void assertPromtoolAccepts(String metrics) throws Exception {
+        Path file = Files.createTempFile("alerts-metrics", ".txt");
+        Files.writeString(file, metrics);
+        Process p = new ProcessBuilder("sh", "-c", "promtool check metrics < " + file).redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), "promtool check metrics: " + out);
+        Files.deleteIfExists(file);
+    }
+
+    static Map<String, Integer> countBy(List<String> values) {
+        Map<String, Integer> counts = new HashMap<>();
+        values.forEach(v -> counts.merge(v, 1, Integer::sum));
+        return counts;
+    }
+}

@@ -1,0 +1,100 @@
+package io.changestream.alerts.service;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import io.changestream.topics.serde.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A real local HTTP receiver (JDK HttpServer) standing in for webhook, Slack-, Teams- and OpenLineage-shaped
+ * endpoints: records every request by path and answers per path (a script of statuses first, then a default).
+ */
+final class Receiver implements AutoCloseable {
+
+    /** One request as received. */
+    record Hit(String path, String idempotencyKey, String signature, JsonNode body, String raw) {
+    }
+
+    private final HttpServer server;
+    private final ExecutorService pool = Executors.newFixedThreadPool(16);
+    private final List<Hit> hits = new CopyOnWriteArrayList<>();
+    private final Map<String, Deque<Integer>> scripts = new ConcurrentHashMap<>();
+    private final Map<String, Integer> defaults = new ConcurrentHashMap<>();
+
+    Receiver() {
+        try {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.setExecutor(pool);
+        server.createContext("/", exchange -> {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String path = exchange.getRequestURI().getPath();
+            String raw = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+            JsonNode json;
+            try {
+                json = Json.mapper().readTree(raw);
+            } catch (IOException e) {
+                json = null;
+            }
+            hits.add(new Hit(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"),
+                    exchange.getRequestHeaders().getFirst("X-OM-Signature"), json, raw));
+            Integer scripted = null;
+            Deque<Integer> script = scripts.get(path);
+            if (script != null) {
+                synchronized (script) {
+                    scripted = script.pollFirst();
+                }
+            }
+            int status = scripted != null ? scripted : defaults.getOrDefault(path, 200);
+            byte[] answer = ("status " + status).getBytes();
+            exchange.sendResponseHeaders(status, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    /** The URL of a path on this receiver. */
+    String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    /** The next requests to {@code path} get these statuses, in order. */
+    Receiver then(String path, Integer... statuses) {
+        scripts.computeIfAbsent(path, p -> new ArrayDeque<>()).addAll(List.of(statuses));
+        return this;
+    }
+
+    /** Every request to {@code path} without a scripted status gets this one. */
+    Receiver always(String path, int status) {
+        defaults.put(path, status);
+        return this;
+    }
+
+    /** Requests received on {@code path}. */
+    List<Hit> hits(String path) {
+        return hits.stream().filter(h -> h.path().equals(path)).toList();
+    }
+
+    List<Hit> all() {
+        return List.copyOf(hits);
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        pool.shutdownNow();
+    }
+}
