@@ -2,10 +2,12 @@ package io.changestream.ops.cli;
 
 import io.changestream.ops.OpsException;
 import io.changestream.ops.UsageException;
+import io.changestream.ops.service.StopSignal;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,7 +21,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "changestream", mixinStandardHelpOptions = true, versionProvider = Launcher.Version.class,
         description = "Kafka-native change events, alerts and live ingestion logs: services and operator tools.",
-        subcommands = {TopicsCommand.class, OffsetsCommand.class})
+        subcommands = {DevCommand.class, CdcCommand.class, LogsCommand.class, TopicsCommand.class,
+                OffsetsCommand.class})
 public final class Launcher implements Runnable {
 
     /** Exit code of a successful command. */
@@ -31,6 +34,7 @@ public final class Launcher implements Runnable {
 
     private final Map<String, String> env;
     private final Clock clock;
+    private final Supplier<StopSignal> stopSignal;
 
     @Spec
     CommandSpec spec;
@@ -40,8 +44,18 @@ public final class Launcher implements Runnable {
      * @param clock the clock time-relative options use
      */
     public Launcher(Map<String, String> env, Clock clock) {
+        this(env, clock, StopSignal::onTermOrInt);
+    }
+
+    /**
+     * @param env        the environment variables commands read
+     * @param clock      the clock time-relative options use
+     * @param stopSignal what long-running commands wait for (SIGTERM/SIGINT in production; a manual one in tests)
+     */
+    public Launcher(Map<String, String> env, Clock clock, Supplier<StopSignal> stopSignal) {
         this.env = Map.copyOf(Objects.requireNonNull(env, "env"));
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.stopSignal = Objects.requireNonNull(stopSignal, "stopSignal");
     }
 
     /** Runs {@code args} with output to {@code out}/{@code err} and returns the exit code. */
@@ -72,6 +86,11 @@ public final class Launcher implements Runnable {
     /** The clock commands read. */
     Clock clock() {
         return clock;
+    }
+
+    /** The stop signal a long-running command waits for (created, and signal handlers installed, on first use). */
+    StopSignal stopSignal() {
+        return stopSignal.get();
     }
 
     @Override

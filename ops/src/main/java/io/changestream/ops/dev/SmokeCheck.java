@@ -1,0 +1,154 @@
+package io.changestream.ops.dev;
+
+import io.changestream.ops.kafka.AdminCalls;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The bounded checks of {@code dev --smoke}: change events were captured into the {@code changes} topic, and a demo
+ * pipeline run's log stream, read over SSE from the start, ends with a {@code complete} event. Run by the launching
+ * thread; the SSE read happens on one helper thread so the whole check stays within its deadline.
+ */
+public final class SmokeCheck {
+
+    /** What the smoke run found. */
+    public record Result(boolean ok, String summary) {
+    }
+
+    private final DevStack stack;
+    private final String token;
+    private final Duration timeout;
+
+    /**
+     * @param stack   the running stack
+     * @param token   bearer token of the log API
+     * @param timeout bound on all checks together
+     */
+    public SmokeCheck(DevStack stack, String token, Duration timeout) {
+        this.stack = stack;
+        this.token = token;
+        this.timeout = timeout;
+    }
+
+    /** Runs the checks; never throws for a failed check (the result says why). */
+    public Result run() throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String runId = null;
+        while ((runId = stack.writer().currentRun()) == null) {
+            if (System.nanoTime() > deadline) {
+                return new Result(false, "the demo writer started no pipeline run within " + timeout);
+            }
+            Thread.sleep(100);
+        }
+        List<String> events;
+        try {
+            events = readStream(runId, remaining(deadline));
+        } catch (TimeoutException e) {
+            return new Result(false, "the log stream of run " + runId + " did not complete within " + timeout);
+        } catch (ExecutionException | IOException e) {
+            return new Result(false, "reading the log stream of run " + runId + " failed: " + e.getMessage());
+        }
+        String last = events.isEmpty() ? "" : events.get(events.size() - 1);
+        if (!last.contains("\"eventType\":\"complete\"")) {
+            return new Result(false, "the log stream of run " + runId + " ended without complete: " + last);
+        }
+        long logEvents = events.stream().filter(e -> e.contains("\"eventType\":\"logs\"")).count();
+        long captured;
+        while ((captured = capturedChanges(remaining(deadline))) < 1) {
+            if (System.nanoTime() > deadline) {
+                return new Result(false, "no change event reached " + DevSettings.NAMESPACE + "changes within "
+                        + timeout + " (" + stack.writer().eventsWritten() + " inserted)");
+            }
+            Thread.sleep(200);
+        }
+        return new Result(true, captured + " change events captured from " + stack.writer().eventsWritten()
+                + " inserted; log stream of run " + runId + " completed after " + logEvents + " log events ("
+                + last + "); webhook deliveries " + stack.webhook().received());
+    }
+
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+    }
+
+    /** SSE data lines of the run's stream from its start until the server closes it. */
+    private List<String> readStream(String runId, Duration within)
+            throws IOException, ExecutionException, TimeoutException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(stack.logsUrl()
+                        + "/api/v1/services/ingestionPipelines/logs/" + DemoWriter.PIPELINE_FQN + "/stream/" + runId))
+                .header("Authorization", "Bearer " + token)
+                .header("Accept", "text/event-stream")
+                .GET().build();
+        ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "dev-smoke-sse");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            CompletableFuture<List<String>> events = CompletableFuture.supplyAsync(() -> {
+                try {
+                    HttpResponse<Stream<String>> response = client.send(request, HttpResponse.BodyHandlers.ofLines());
+                    if (response.statusCode() != 200) {
+                        throw new IllegalStateException("HTTP " + response.statusCode());
+                    }
+                    List<String> data = new ArrayList<>();
+                    try (Stream<String> lines = response.body()) {
+                        Iterator<String> it = lines.iterator();
+                        while (it.hasNext()) {
+                            String line = it.next();
+                            if (line.startsWith("data:")) {
+                                data.add(line.substring(5).trim());
+                                if (line.contains("\"eventType\":\"complete\"") || line.contains("\"eventType\":\"error\"")) {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    return data;
+                } catch (IOException e) {
+                    throw new IllegalStateException(e.getMessage(), e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", e);
+                }
+            }, reader);
+            return events.get(within.toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            reader.shutdownNow();
+        }
+    }
+
+    private long capturedChanges(Duration within) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+            String topic = DevSettings.NAMESPACE + "changes";
+            int partitions = AdminCalls.await(admin.describeTopics(List.of(topic)).allTopicNames(), within,
+                    "describe " + topic).get(topic).partitions().size();
+            Map<TopicPartition, OffsetSpec> request = new java.util.HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                request.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            return AdminCalls.await(admin.listOffsets(request).all(), within, "list offsets of " + topic)
+                    .values().stream().collect(Collectors.summingLong(i -> i.offset()));
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.changestream.ops.dev;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.changestream.ops.OpsException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The demo webhook receiver: accepts every POST with 200 and prints one line per delivery (event type, entity,
+ * Idempotency-Key), counting deliveries and repeated keys. Its HTTP threads (a small fixed pool) call
+ * {@link #handle}; counters are safe to read from any thread.
+ */
+public final class WebhookSink implements AutoCloseable {
+
+    private static final Pattern FIELD = Pattern.compile("\"(eventType|entityType|entityFullyQualifiedName)\"\\s*:"
+            + "\\s*\"([^\"]*)\"");
+    /** Largest body read from one request. */
+    static final int MAX_BODY_BYTES = 1 << 20;
+
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "dev-webhook-sink");
+        t.setDaemon(true);
+        return t;
+    });
+    private final PrintWriter out;
+    private final AtomicLong received = new AtomicLong();
+    private final AtomicLong repeated = new AtomicLong();
+    private final Set<String> keys = ConcurrentHashMap.newKeySet();
+
+    private WebhookSink(HttpServer server, PrintWriter out) {
+        this.server = server;
+        this.out = out;
+    }
+
+    /** Starts the sink on {@code port} (0 = any free port), printing deliveries to {@code out}. */
+    public static WebhookSink start(int port, PrintWriter out) {
+        try {
+            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 128);
+            WebhookSink sink = new WebhookSink(server, out);
+            server.createContext("/", sink::handle);
+            server.setExecutor(sink.executor);
+            server.start();
+            return sink;
+        } catch (IOException e) {
+            throw new OpsException("the demo webhook sink could not listen on port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The URL subscriptions deliver to. */
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/webhook";
+    }
+
+    /** Deliveries received. */
+    public long received() {
+        return received.get();
+    }
+
+    /** Deliveries whose Idempotency-Key had been seen before (at-least-once duplicates). */
+    public long repeated() {
+        return repeated.get();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange; InputStream in = exchange.getRequestBody()) {
+            if (!"POST".equals(exchange.getRequestMethod())) {
+                exchange.sendResponseHeaders(405, -1);
+                return;
+            }
+            String body = new String(in.readNBytes(MAX_BODY_BYTES), StandardCharsets.UTF_8);
+            String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+            received.incrementAndGet();
+            boolean again = key != null && !keys.add(key);
+            if (again) {
+                repeated.incrementAndGet();
+            }
+            StringBuilder line = new StringBuilder("webhook <- ");
+            Matcher m = FIELD.matcher(body);
+            while (m.find()) {
+                line.append(m.group(2)).append(' ');
+            }
+            line.append("Idempotency-Key=").append(key).append(again ? " (repeat)" : "");
+            synchronized (out) {
+                out.println(line);
+                out.flush();
+            }
+            exchange.sendResponseHeaders(200, -1);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}
