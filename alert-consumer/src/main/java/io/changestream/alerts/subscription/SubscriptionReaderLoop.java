@@ -52,6 +52,11 @@ final class SubscriptionReaderLoop implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /** True while the reader runs and has read the topic to its end once (for readiness). */
+    boolean healthy() {
+        return running && failure == null && caughtUp.getCount() == 0;
+    }
+
     void start() {
         thread.start();
     }

@@ -87,6 +87,11 @@ public final class SubscriptionStore implements AutoCloseable {
         }
     }
 
+    /** True while the view is being kept up to date (wire it into {@code /health/ready}). */
+    public boolean healthy() {
+        return reader.healthy();
+    }
+
     /** Registers the store's meters: {@code changestream_subscriptions} and {@code ..._malformed_total}. */
     public void bindTo(MeterRegistry meters) {
         Gauge.builder("changestream.subscriptions", byId, Map::size)

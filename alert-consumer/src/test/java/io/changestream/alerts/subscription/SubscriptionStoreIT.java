@@ -143,10 +143,15 @@ class SubscriptionStoreIT {
     void aNewInstanceStartsWithTheWholeView() {
         a.create(subscription("one"));
         a.create(subscription("two"));
-        try (SubscriptionStore c = SubscriptionStore.start(SubscriptionStoreSettings.of(topic,
-                BROKER.bootstrapServers()), FilterSettings.DEFAULTS)) {
+        SubscriptionStore c = SubscriptionStore.start(SubscriptionStoreSettings.of(topic,
+                BROKER.bootstrapServers()), FilterSettings.DEFAULTS);
+        try {
+            assertTrue(c.healthy());
             assertEquals(List.of("one", "two"), c.list().stream().map(s -> s.subscription().name()).toList());
+        } finally {
+            c.close();
         }
+        assertFalse(c.healthy(), "a closed store is not ready");
     }
 
     @Test
