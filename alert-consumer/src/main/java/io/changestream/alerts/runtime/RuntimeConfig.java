@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  * @param consumerThreads         consumer threads, each owning one KafkaConsumer of the group; useful up to the
  *                                partition count. Default 1.
  * @param lanes                   KeyBy lanes, each a FIFO with one processor thread. Default 16.
+ * @param keyAssignment           how routing keys map to lanes. Default {@link KeyAssignment#LEAST_LOADED}.
  * @param laneCapacity            events one lane may hold; a full lane pauses the partitions feeding it. Default 1,000.
  * @param delayQueueCapacity      events that may wait (retry backoff, not-before times, and the later events of their
  *                                keys) before every partition is paused. The hard bound is this plus
@@ -45,6 +46,7 @@ public record RuntimeConfig(
         Map<String, Object> kafka,
         int consumerThreads,
         int lanes,
+        KeyAssignment keyAssignment,
         int laneCapacity,
         int delayQueueCapacity,
         int maxInFlightPerPartition,
@@ -61,6 +63,7 @@ public record RuntimeConfig(
 
     public static final int DEFAULT_CONSUMER_THREADS = 1;
     public static final int DEFAULT_LANES = 16;
+    public static final KeyAssignment DEFAULT_KEY_ASSIGNMENT = KeyAssignment.LEAST_LOADED;
     public static final int DEFAULT_LANE_CAPACITY = 1_000;
     public static final int DEFAULT_DELAY_QUEUE_CAPACITY = 10_000;
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_PARTITION = 100_000;
@@ -103,6 +106,7 @@ public record RuntimeConfig(
         }
         positive("consumerThreads", consumerThreads, 1024);
         positive("lanes", lanes, 4096);
+        Objects.requireNonNull(keyAssignment, "keyAssignment");
         positive("laneCapacity", laneCapacity, 1 << 24);
         positive("delayQueueCapacity", delayQueueCapacity, 1 << 24);
         positive("maxInFlightPerPartition", maxInFlightPerPartition, 1 << 28);
@@ -155,6 +159,7 @@ public record RuntimeConfig(
         Reader r = new Reader(settings);
         return b.consumerThreads(r.get("consumerThreads", Integer::parseInt, DEFAULT_CONSUMER_THREADS))
                 .lanes(r.get("lanes", Integer::parseInt, DEFAULT_LANES))
+                .keyAssignment(r.get("keyAssignment", KeyAssignment::valueOf, DEFAULT_KEY_ASSIGNMENT))
                 .laneCapacity(r.get("laneCapacity", Integer::parseInt, DEFAULT_LANE_CAPACITY))
                 .delayQueueCapacity(r.get("delayQueueCapacity", Integer::parseInt, DEFAULT_DELAY_QUEUE_CAPACITY))
                 .maxInFlightPerPartition(r.get("maxInFlightPerPartition", Integer::parseInt,
@@ -222,6 +227,7 @@ public record RuntimeConfig(
         private final Map<String, Object> kafka;
         private int consumerThreads = DEFAULT_CONSUMER_THREADS;
         private int lanes = DEFAULT_LANES;
+        private KeyAssignment keyAssignment = DEFAULT_KEY_ASSIGNMENT;
         private int laneCapacity = DEFAULT_LANE_CAPACITY;
         private int delayQueueCapacity = DEFAULT_DELAY_QUEUE_CAPACITY;
         private int maxInFlightPerPartition = DEFAULT_MAX_IN_FLIGHT_PER_PARTITION;
@@ -248,6 +254,11 @@ public record RuntimeConfig(
 
         public Builder lanes(int value) {
             this.lanes = value;
+            return this;
+        }
+
+        public Builder keyAssignment(KeyAssignment value) {
+            this.keyAssignment = value;
             return this;
         }
 
@@ -323,7 +334,7 @@ public record RuntimeConfig(
         }
 
         public RuntimeConfig build() {
-            return new RuntimeConfig(topics, kafka, consumerThreads, lanes, laneCapacity, delayQueueCapacity,
+            return new RuntimeConfig(topics, kafka, consumerThreads, lanes, keyAssignment, laneCapacity, delayQueueCapacity,
                     maxInFlightPerPartition, maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, jitter,
                     processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout);
         }

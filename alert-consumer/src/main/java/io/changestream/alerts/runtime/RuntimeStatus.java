@@ -58,9 +58,11 @@ public record RuntimeStatus(RuntimeState state, List<PartitionStatus> partitions
      *
      * @param lane        lane index
      * @param queueLength events queued (not counting the batch its worker holds)
+     * @param load        events of the lane in the runtime: queued, held, running and parked ({@code -1} with
+     *                    {@link KeyAssignment#HASH}, which does not count them)
      * @param parkedKeys  keys of this lane that are parked
      */
-    public record LaneStatus(int lane, int queueLength, int parkedKeys) {
+    public record LaneStatus(int lane, int queueLength, int load, int parkedKeys) {
     }
 
     /**

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
-import io.changestream.testkit.KafkaTestClients;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,14 +28,14 @@ class PoisonRecordIT {
     }
 
     /** 200 records on one partition, keys k0..k9; record 50 (key k0) is {@code value}. */
-    private String topicWith(String value) {
+    private String topicWith(String value) throws Exception {
         String topic = RuntimeTestSupport.unique("poison");
         broker.createTopic(topic, 1);
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             records.add(new ProducerRecord<>(topic, "k" + (i % 10), i == 50 ? value : "v" + i));
         }
-        KafkaTestClients.produce(broker, records);
+        RuntimeTestSupport.produce(broker, topic, records);
         return topic;
     }
 

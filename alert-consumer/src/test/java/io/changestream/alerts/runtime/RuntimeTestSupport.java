@@ -8,13 +8,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -29,12 +33,37 @@ final class RuntimeTestSupport {
     }
 
     /** Produces {@code count} records keyed {@code k0..k(keys-1)} round robin, values {@code v<i>}. */
-    static void produceKeyed(KafkaBroker broker, String topic, int count, int keys) {
+    static void produceKeyed(KafkaBroker broker, String topic, int count, int keys) throws Exception {
         List<ProducerRecord<String, String>> records = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             records.add(new ProducerRecord<>(topic, "k" + (i % keys), "v" + i));
         }
-        KafkaTestClients.produce(broker, records);
+        produce(broker, topic, records);
+    }
+
+    /**
+     * Produces {@code records} to the new {@code topic} and checks it then holds exactly that many. One request in
+     * flight without idempotence: right after a topic is created, the idempotent producer can fail with
+     * {@code OutOfOrderSequenceException} on a busy machine.
+     */
+    static void produce(KafkaBroker broker, String topic, List<ProducerRecord<String, String>> records)
+            throws Exception {
+        Map<String, Object> props = KafkaTestClients.producerProps(broker);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+            List<Future<RecordMetadata>> acks = new ArrayList<>(records.size());
+            records.forEach(r -> acks.add(producer.send(r)));
+            producer.flush();
+            for (Future<RecordMetadata> ack : acks) {
+                ack.get(60, TimeUnit.SECONDS);
+            }
+        }
+        long written = endOffsets(broker, topic).values().stream().mapToLong(Long::longValue).sum();
+        if (written != records.size()) {
+            throw new IllegalStateException(topic + " holds " + written + " records, expected " + records.size());
+        }
     }
 
     /** A config builder for {@code topic} and a fresh group, with short backoffs and commit interval. */

@@ -62,6 +62,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     private final StateManager<TopicPartition> stateManager;
     private final List<LaneLoop<K, V>> lanes;
     private final KeyFunction<K, V> keyFunction;
+    private final LaneAssigner assigner;
     private final DelayScheduler delays;
     private final RuntimeMetrics metrics;
     private final Clock clock;
@@ -79,7 +80,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
 
     ConsumerLoop(String name, org.apache.kafka.clients.consumer.Consumer<K, V> consumer, RuntimeConfig config,
                  StateManager<TopicPartition> stateManager, List<LaneLoop<K, V>> lanes, KeyFunction<K, V> keyFunction,
-                 DelayScheduler delays, RuntimeMetrics metrics, Clock clock, PartitionListener partitionListener,
+                 LaneAssigner assigner, DelayScheduler delays, RuntimeMetrics metrics, Clock clock, PartitionListener partitionListener,
                  Consumer<Throwable> onFatal) {
         this.name = name;
         this.consumer = consumer;
@@ -87,6 +88,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         this.stateManager = stateManager;
         this.lanes = lanes;
         this.keyFunction = keyFunction;
+        this.assigner = assigner;
         this.delays = delays;
         this.metrics = metrics;
         this.clock = clock;
@@ -196,7 +198,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 if (key == null) {
                     key = new Unkeyed(tp, r.offset());
                 }
-                WorkItem<K, V> item = new WorkItem<>(event, p, key, laneOf(key), polledAt);
+                WorkItem<K, V> item = new WorkItem<>(event, p, key, assigner.acquire(key), polledAt);
                 if (waiting != null) {
                     waiting.addLast(item);
                 } else {
@@ -220,11 +222,6 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             }
             batch.clear();
         }
-    }
-
-    private int laneOf(Object key) {
-        int h = key.hashCode();
-        return Math.floorMod(h ^ (h >>> 16), lanes.size());
     }
 
     /** Routes held-back records in order; a partition stops at its first record whose lane is still full. */
@@ -396,11 +393,13 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             ArrayDeque<WorkItem<K, V>> q = held.remove(p.topicPartition);
             if (q != null) {
                 metrics.dropped.increment(q.size());
+                q.forEach(w -> assigner.release(w.routingKey, w.lane));
             }
         }
         gone.forEach(p -> p.revoked = true);
         lanes.forEach(LaneLoop::purgeRevoked);
-        if (!awaitUntil(deadline, () -> gone.stream().allMatch(p -> p.running.get() == 0))) {
+        Set<OwnedPartition> goneSet = Set.copyOf(gone);
+        if (!awaitUntil(deadline, () -> lanes.stream().noneMatch(l -> l.busyWith(goneSet)))) {
             LOG.warn("{}: events of {} still running after the revoke timeout", name, partitions);
         }
         if (commit) {

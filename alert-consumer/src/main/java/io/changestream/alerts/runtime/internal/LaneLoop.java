@@ -81,7 +81,13 @@ final class LaneLoop<K, V> {
 
     /** Consumer thread after a revoke: the worker drops the revoked partitions' events it holds or parked. */
     void purgeRevoked() {
-        int n = lane.removeIf(item -> item.partition.revoked);
+        int n = lane.removeIf(item -> {
+            if (item.partition.revoked) {
+                ctx.assigner().release(item.routingKey, item.lane);
+                return true;
+            }
+            return false;
+        });
         ctx.metrics().dropped.increment(n);
         lane.signal(PURGE);
     }
@@ -147,7 +153,7 @@ final class LaneLoop<K, V> {
             try {
                 Object next = inHand.pollFirst();
                 if (next == null) {
-                    lane.drainTo(inHand, DRAIN_BATCH, IDLE_WAIT_MILLIS);
+                    drain();
                 } else if (!handle(next)) {
                     return;
                 }
@@ -155,6 +161,18 @@ final class LaneLoop<K, V> {
                 // stop() interrupts; anything else is spurious and the loop re-checks
             } catch (RuntimeException | Error e) {
                 LOG.error("lane {} failed on an event; the event stays in flight (see status)", index, e);
+            }
+        }
+    }
+
+    /** Takes the next batch from the lane; records the enqueue wait of its oldest event (one sample per batch). */
+    private void drain() throws InterruptedException {
+        if (lane.drainTo(inHand, DRAIN_BATCH, IDLE_WAIT_MILLIS) > 0) {
+            for (Object o : inHand) {
+                if (o instanceof WorkItem<?, ?> w) {
+                    ctx.metrics().enqueueWait.record(System.nanoTime() - w.polledAtNanos, TimeUnit.NANOSECONDS);
+                    break;
+                }
             }
         }
     }
@@ -176,6 +194,7 @@ final class LaneLoop<K, V> {
         WorkItem<K, V> item = (WorkItem<K, V>) next;
         if (item.partition.revoked) {
             ctx.metrics().dropped.increment();
+            finished(item);
             return true;
         }
         Chain<K, V> c = parked.get(item.routingKey);
@@ -185,7 +204,11 @@ final class LaneLoop<K, V> {
             ctx.delays().added(1);
             return true;
         }
-        return attempt(item) != Step.ABANDONED;
+        Step step = attempt(item);
+        if (step == Step.DONE || step == Step.DROPPED) {
+            finished(item);
+        }
+        return step != Step.ABANDONED;
     }
 
     /** Attempts the chain's events in order until one parks; false if this thread was abandoned. */
@@ -206,52 +229,57 @@ final class LaneLoop<K, V> {
             c.items.pollFirst();
             c.size = c.items.size();
             ctx.delays().removed(1);
+            finished(head);
         }
     }
 
+    /**
+     * One attempt of {@code item} (or, for an event that finally failed earlier, one more call of the failure
+     * handler). {@link #current} is published before the revoke check, so a revoking consumer thread either sees the
+     * item busy or the lane sees the revoke (both are volatile).
+     */
     private Step attempt(WorkItem<K, V> item) {
-        OwnedPartition p = item.partition;
-        p.running.incrementAndGet();
-        Step step = Step.ABANDONED;
-        try {
-            if (p.revoked) {
-                ctx.metrics().dropped.increment();
-                step = Step.DROPPED;
-                return step;
-            }
-            if (item.failure != null) {
-                step = handFailure(item, item.failure);
-                return step;
-            }
-            long start = System.nanoTime();
-            if (item.event.attempt() == 1 && !item.attemptedBefore) {
-                item.attemptedBefore = true;
-                ctx.metrics().enqueueWait.record(start - item.polledAtNanos, TimeUnit.NANOSECONDS);
-            }
-            item.begin(ctx.clock().millis());
-            current = item;
-            Outcome outcome = null;
-            Throwable thrown = null;
-            try {
-                outcome = ctx.processor().process(item.event);
-                if (outcome == null) {
-                    thrown = new NullPointerException("processor returned null for " + item.event.coordinates());
-                }
-            } catch (Throwable t) {
-                thrown = t;
-            }
-            if (!item.finish()) {
-                Thread.interrupted();
-                return step; // the timer timed it out; the new worker owns the lane, the item and its count
-            }
+        current = item;
+        if (item.partition.revoked) {
             current = null;
-            step = decide(item, outcome, thrown, System.nanoTime() - start);
-            return step;
-        } finally {
-            if (step != Step.ABANDONED) {
-                p.running.decrementAndGet();
-            }
+            ctx.metrics().dropped.increment();
+            return Step.DROPPED;
         }
+        if (item.failure != null) {
+            Step step = handFailure(item, item.failure);
+            current = null;
+            return step;
+        }
+        long start = System.nanoTime();
+        item.begin(ctx.clock().millis());
+        Outcome outcome = null;
+        Throwable thrown = null;
+        try {
+            outcome = ctx.processor().process(item.event);
+            if (outcome == null) {
+                thrown = new NullPointerException("processor returned null for " + item.event.coordinates());
+            }
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        if (!item.finish()) {
+            Thread.interrupted();
+            return Step.ABANDONED; // the timer timed it out: the new worker owns the lane and the item
+        }
+        Step step = decide(item, outcome, thrown, System.nanoTime() - start);
+        current = null;
+        return step;
+    }
+
+    /** {@code item} leaves the runtime (done, finally failed or dropped): its key's lane lease shrinks. */
+    private void finished(WorkItem<K, V> item) {
+        ctx.assigner().release(item.routingKey, item.lane);
+    }
+
+    /** Consumer thread: whether this lane is inside a call for an event of one of {@code partitions}. */
+    boolean busyWith(java.util.Set<OwnedPartition> partitions) {
+        WorkItem<K, V> item = current;
+        return item != null && partitions.contains(item.partition);
     }
 
     private Step decide(WorkItem<K, V> item, Outcome outcome, Throwable thrown, long nanos) {
@@ -347,15 +375,16 @@ final class LaneLoop<K, V> {
     private boolean afterTimeout(WorkItem<K, V> item) {
         ctx.metrics().processing(RuntimeMetrics.Outcome.TIMEOUT)
                 .record(ctx.clock().millis() - item.startedAtMillis, TimeUnit.MILLISECONDS);
-        Step step;
-        try {
-            step = handFailure(item, new Failure(Failure.Kind.TIMED_OUT,
-                    "attempt ran longer than " + ctx.processingTimeoutMillis() + " ms", null, item.event.attempt()));
-        } finally {
-            item.partition.running.decrementAndGet();
+        current = item;
+        Step step = handFailure(item, new Failure(Failure.Kind.TIMED_OUT,
+                "attempt ran longer than " + ctx.processingTimeoutMillis() + " ms", null, item.event.attempt()));
+        current = null;
+        if (step == Step.PARKED) {
+            return true;
         }
+        finished(item);
         Chain<K, V> c = parked.get(item.routingKey);
-        if (step != Step.PARKED && c != null && c.items.peekFirst() == item) {
+        if (c != null && c.items.peekFirst() == item) {
             c.items.pollFirst();
             c.size = c.items.size();
             ctx.delays().removed(1);
@@ -369,6 +398,7 @@ final class LaneLoop<K, V> {
         for (var it = inHand.iterator(); it.hasNext(); ) {
             if (it.next() instanceof WorkItem<?, ?> w && w.partition.revoked) {
                 it.remove();
+                ctx.assigner().release(w.routingKey, w.lane);
                 dropped++;
             }
         }
@@ -377,7 +407,13 @@ final class LaneLoop<K, V> {
             Chain<K, V> c = e.getValue();
             WorkItem<K, V> head = c.items.peekFirst();
             int before = c.items.size();
-            c.items.removeIf(w -> w.partition.revoked);
+            c.items.removeIf(w -> {
+                if (w.partition.revoked) {
+                    finished(w);
+                    return true;
+                }
+                return false;
+            });
             int removed = before - c.items.size();
             ctx.delays().removed(removed);
             dropped += removed;

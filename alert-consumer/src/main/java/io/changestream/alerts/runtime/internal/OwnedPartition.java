@@ -2,21 +2,18 @@ package io.changestream.alerts.runtime.internal;
 
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * One assignment of one partition to one consumer thread (a new object per assignment, so events of an earlier
- * assignment are recognised and dropped). The consumer thread writes it; lanes read {@link #revoked} and count
- * {@link #running}; the status view reads the volatile fields.
+ * assignment are recognised and dropped). The consumer thread writes it; lanes read {@link #revoked}; the status view
+ * reads the volatile fields.
  */
 final class OwnedPartition {
 
     final TopicPartition topicPartition;
     /** Set by the consumer thread on revoke: lanes drop this assignment's events instead of processing them. */
     volatile boolean revoked;
-    /** Events of this assignment inside a processor or failure handler call right now. */
-    final AtomicInteger running = new AtomicInteger();
     /** Last offset committed (the next offset to read), -1 while unknown. */
     volatile long committed = -1;
     /** Consumer thread: first offset taken in during this assignment, -1 before the first. */

@@ -8,7 +8,7 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * What every lane worker shares: the user's processor and failure handler, the commit state, the retry policy, the
- * delay scheduler, metrics and the clock. Immutable; each part is thread-safe.
+ * delay scheduler, the key-to-lane assigner, metrics and the clock. Immutable; each part is thread-safe.
  */
 record Processing<K, V>(
         Processor<K, V> processor,
@@ -18,6 +18,7 @@ record Processing<K, V>(
         int maxAttempts,
         long processingTimeoutMillis,
         DelayScheduler delays,
+        LaneAssigner assigner,
         RuntimeMetrics metrics,
         Clock clock) {
 }

@@ -48,6 +48,7 @@ public final class RuntimeEngine<K, V> {
     private final StateManager<TopicPartition> stateManager;
     private final DelayScheduler delays = new DelayScheduler();
     private final RuntimeMetrics metrics;
+    private final LaneAssigner assigner;
     private final List<LaneLoop<K, V>> lanes = new ArrayList<>();
     private final List<ConsumerLoop<K, V>> loops = new ArrayList<>();
     private final List<Thread> loopThreads = new ArrayList<>();
@@ -75,8 +76,9 @@ public final class RuntimeEngine<K, V> {
         this.metrics = new RuntimeMetrics(registry, config.groupId());
         Backoff backoff = new Backoff(config.initialBackoff(), config.maxBackoff(), config.backoffMultiplier(),
                 config.jitter());
+        this.assigner = LaneAssigner.of(config.keyAssignment(), config.lanes());
         Processing<K, V> processing = new Processing<>(processor, failureHandler, stateManager, backoff,
-                config.maxAttempts(), config.processingTimeout().toMillis(), delays, metrics, clock);
+                config.maxAttempts(), config.processingTimeout().toMillis(), delays, assigner, metrics, clock);
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < config.lanes(); i++) {
             Lane<K, V> lane = new Lane<>(config.laneCapacity());
@@ -108,7 +110,7 @@ public final class RuntimeEngine<K, V> {
         for (int i = 0; i < consumers.size(); i++) {
             String name = threadPrefix + "-consumer-" + i;
             ConsumerLoop<K, V> loop = new ConsumerLoop<>(name, consumers.get(i), config, stateManager, lanes,
-                    keyFunction, delays, metrics, clock, partitionListener, onFatal);
+                    keyFunction, assigner, delays, metrics, clock, partitionListener, onFatal);
             loops.add(loop);
             Thread t = new Thread(loop, name);
             loopThreads.add(t);
@@ -159,7 +161,7 @@ public final class RuntimeEngine<K, V> {
         for (LaneLoop<K, V> lane : lanes) {
             int keys = lane.parkedKeyCount();
             parkedCount += keys;
-            laneStatus.add(new RuntimeStatus.LaneStatus(lane.index, lane.lane.size(), keys));
+            laneStatus.add(new RuntimeStatus.LaneStatus(lane.index, lane.lane.size(), assigner.load(lane.index), keys));
             if (parked.size() < parkedKeyLimit && keys > 0) {
                 for (LaneLoop.ParkedKeyView v : lane.parkedKeys(parkedKeyLimit - parked.size())) {
                     parked.add(new RuntimeStatus.ParkedKey(v.lane(), v.key(), v.topic(), v.partition(), v.offset(),

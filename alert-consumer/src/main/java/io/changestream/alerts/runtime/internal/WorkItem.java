@@ -28,7 +28,6 @@ final class WorkItem<K, V> {
     /** Set once the event finally failed and the failure handler has not accepted it yet. */
     Failure failure;
     int handlerAttempts;
-    boolean attemptedBefore;
     volatile long startedAtMillis;
     private volatile int state = IDLE;
 

@@ -12,7 +12,7 @@ public enum RuntimeMeter {
     RECORDS_POLLED(Type.COUNTER, "changestream.runtime.records.polled", List.of(),
             "Records returned by poll and taken in"),
     ENQUEUE_WAIT(Type.TIMER, "changestream.runtime.enqueue.wait", List.of(),
-            "Time from poll until a processor thread starts the event's first attempt"),
+            "Time from poll until a lane worker takes the event, sampled once per batch taken (its oldest event)"),
     LANE_QUEUE_LENGTH(Type.GAUGE, "changestream.runtime.lane.queue.length", List.of("lane"),
             "Events queued in one KeyBy lane"),
     PROCESSING_TIME(Type.TIMER, "changestream.runtime.processing", List.of("outcome"),
