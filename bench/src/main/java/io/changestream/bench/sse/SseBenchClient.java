@@ -110,10 +110,13 @@ public final class SseBenchClient {
         appender.start();
         Thread.sleep(5_000);
         double[] before = client.serverCounters();
+        long cpuBefore = Long.parseLong(field(get(URI.create("http://127.0.0.1:" + control + "/cpu")), "cpuMs"));
         client.windowStart = System.currentTimeMillis();
         client.recording = true;
         Thread.sleep(seconds * 1000L);
         double[] after = client.serverCounters();
+        long cpuAfter = Long.parseLong(field(get(URI.create("http://127.0.0.1:" + control + "/cpu")), "cpuMs"));
+        String load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         String gc = get(URI.create("http://127.0.0.1:" + control + "/gc"));
         client.recording = false;
         int held = client.streaming.get();
@@ -137,6 +140,8 @@ public final class SseBenchClient {
                 "~ runs x viewers/run x seconds");
         row("backend reads per run per tick", fmt(readsPerTick), "1");
         row("server heap after GC (MB) / threads", heapMb + " / " + threads, "<= 1024");
+        row("server CPU in window (cores) / host load average", fmt((cpuAfter - cpuBefore) / 1000.0 / seconds)
+                + " / " + load + " on " + Runtime.getRuntime().availableProcessors() + " cores", "-");
         System.out.println(String.format(Locale.ROOT, "RESULT {\"scenario\":\"sse\",\"viewers\":%d,\"runs\":%d,"
                 + "\"p99_fanout_ms\":%d,\"reads_per_run_tick\":%.3f,\"heap_mb\":%d}", held, runs, pct[1],
                 readsPerTick, heapMb));

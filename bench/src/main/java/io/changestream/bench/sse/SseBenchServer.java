@@ -11,7 +11,8 @@ import java.util.Properties;
 
 /**
  * The server side of the {@code sse} benchmark: a real log-tailer on a storage root with the caps raised, plus a
- * control port whose {@code GET /gc} runs a full GC and answers heap used (MB) and live threads. Runs until killed.
+ * control port whose {@code GET /gc} runs a full GC and answers heap used (MB) and live threads, and
+ * {@code GET /cpu} the process CPU time (ms). Runs until killed.
  * Usage: {@code SseBenchServer <storageRoot> <port> <controlPort> <pollSeconds> <heartbeatSeconds>}.
  */
 public final class SseBenchServer {
@@ -40,6 +41,14 @@ public final class SseBenchServer {
             int threads = ManagementFactory.getThreadMXBean().getThreadCount();
             byte[] body = ("{\"heapMb\":" + heap / (1024 * 1024) + ",\"threads\":" + threads + "}")
                     .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        control.createContext("/cpu", exchange -> {
+            long cpuNanos = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
+            byte[] body = ("{\"cpuMs\":" + cpuNanos / 1_000_000 + "}").getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();

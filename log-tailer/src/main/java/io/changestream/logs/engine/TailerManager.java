@@ -20,13 +20,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns stream requests into viewers of the one {@link RunTailer} per (source, pipeline, run): starts a tailer for
  * the first viewer, joins later ones, lets the last one leaving stop it. Owns the poll scheduler (one thread per 25
- * runs of {@code maxActiveRuns}, 2–16), the heartbeat thread, the connection and run caps, and hands Kafka replays
+ * runs of {@code maxActiveRuns}, 2–16), the heartbeat thread (a pass a second beats the viewers that are due, so
+ * heartbeats are spread over the interval), the connection and run caps, and hands Kafka replays
  * to the replay executor. Request threads call {@link #open}; {@link #close()} is idempotent and does not drain.
  */
 public final class TailerManager implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TailerManager.class);
     private static final int ATTACH_ATTEMPTS = 3;
+    private static final long HEARTBEAT_PASS_MILLIS = 1000;
 
     /** Message of the error event past {@code maxActiveRuns}. */
     public static final String TOO_MANY_RUNS = "The server is already streaming the maximum number of pipeline runs."
@@ -90,8 +92,9 @@ public final class TailerManager implements AutoCloseable {
         this.scheduler = new ScheduledThreadPoolExecutor(settings.pollThreads(), daemon("log-tailer-poll"));
         this.scheduler.setRemoveOnCancelPolicy(true);
         this.heartbeats = new ScheduledThreadPoolExecutor(1, daemon("log-tailer-heartbeat"));
-        long beat = settings.heartbeatSeconds();
-        heartbeats.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.SECONDS);
+        // a pass every second (or every heartbeat, when shorter) beats only the viewers that are due
+        long pass = Math.min(TimeUnit.SECONDS.toMillis(settings.heartbeatSeconds()), HEARTBEAT_PASS_MILLIS);
+        heartbeats.scheduleWithFixedDelay(this::heartbeat, pass, pass, TimeUnit.MILLISECONDS);
         metrics.gauges(runs::size, connectionCount::get);
     }
 
@@ -234,8 +237,10 @@ public final class TailerManager implements AutoCloseable {
 
     private void heartbeat() {
         try {
+            long now = ticker.nanos();
+            long interval = TimeUnit.SECONDS.toNanos(settings.heartbeatSeconds());
             for (Viewer viewer : connections) {
-                viewer.heartbeat();
+                viewer.heartbeatIfDue(now, interval);
             }
         } catch (RuntimeException e) {
             LOG.warn("heartbeat pass failed", e);

@@ -20,6 +20,7 @@ public final class Viewer {
     private long heldBytes;
     private boolean holding;
     private boolean open = true;
+    private long nextBeat = Long.MIN_VALUE;
     private Runnable onGone = () -> { };
 
     /** A viewer of {@code runId} writing to {@code sink}. */
@@ -81,6 +82,24 @@ public final class Viewer {
     /** Sends the heartbeat comment (subject to the same pending limit). */
     public boolean heartbeat() {
         return sendFrame(EventFrames.HEARTBEAT);
+    }
+
+    /**
+     * Sends the heartbeat when this viewer's is due: every {@code intervalNanos} from its first check, so viewers
+     * that connected at different times beat at different times and no pass writes to every connection at once.
+     */
+    boolean heartbeatIfDue(long nowNanos, long intervalNanos) {
+        synchronized (this) {
+            if (nextBeat == Long.MIN_VALUE) {
+                nextBeat = nowNanos + intervalNanos;
+                return open;
+            }
+            if (nowNanos - nextBeat < 0) {
+                return open;
+            }
+            nextBeat = Math.max(nextBeat + intervalNanos, nowNanos);
+        }
+        return heartbeat();
     }
 
     /** From now on live frames are held back (a replay is being prepared). */

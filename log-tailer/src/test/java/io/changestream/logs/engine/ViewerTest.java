@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.topics.model.LogStreamEvent;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -51,5 +52,19 @@ class ViewerTest {
         }
         assertTrue(viewer.heartbeat());
         assertEquals(101, sink.frames.size());
+    }
+
+    @Test
+    void heartbeatIsSentOncePerIntervalFromTheFirstCheck() {
+        ListSink sink = new ListSink();
+        Viewer viewer = new Viewer("r", sink, 300, metrics);
+        viewer.heartbeatIfDue(0, 25);
+        viewer.heartbeatIfDue(24, 25);
+        assertTrue(sink.frames.isEmpty());
+        viewer.heartbeatIfDue(25, 25);
+        viewer.heartbeatIfDue(49, 25);
+        assertEquals(1, sink.frames.size());
+        viewer.heartbeatIfDue(50, 25);
+        assertEquals(List.of(": heartbeat\n\n", ": heartbeat\n\n"), sink.frames);
     }
 }
