@@ -26,10 +26,11 @@ final class Receiver implements AutoCloseable {
     }
 
     private final HttpServer server;
-    private final ExecutorService pool = Executors.newFixedThreadPool(16);
+    private final ExecutorService pool = Executors.newFixedThreadPool(32);
     private final List<Hit> hits = new CopyOnWriteArrayList<>();
     private final Map<String, Deque<Integer>> scripts = new ConcurrentHashMap<>();
     private final Map<String, Integer> defaults = new ConcurrentHashMap<>();
+    private final Map<String, java.util.concurrent.CountDownLatch> holds = new ConcurrentHashMap<>();
 
     Receiver() {
         try {
@@ -50,6 +51,14 @@ final class Receiver implements AutoCloseable {
             }
             hits.add(new Hit(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"),
                     exchange.getRequestHeaders().getFirst("X-OM-Signature"), json, raw));
+            java.util.concurrent.CountDownLatch hold = holds.get(path);
+            if (hold != null) {
+                try {
+                    hold.await(20, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             Integer scripted = null;
             Deque<Integer> script = scripts.get(path);
             if (script != null) {
@@ -83,6 +92,21 @@ final class Receiver implements AutoCloseable {
         return this;
     }
 
+    /** Requests to {@code path} hang (a black hole) until {@link #release}. */
+    Receiver hold(String path) {
+        holds.put(path, new java.util.concurrent.CountDownLatch(1));
+        return this;
+    }
+
+    /** Requests to {@code path} are answered again. */
+    Receiver release(String path) {
+        java.util.concurrent.CountDownLatch hold = holds.remove(path);
+        if (hold != null) {
+            hold.countDown();
+        }
+        return this;
+    }
+
     /** Requests received on {@code path}. */
     List<Hit> hits(String path) {
         return hits.stream().filter(h -> h.path().equals(path)).toList();
@@ -94,6 +118,7 @@ final class Receiver implements AutoCloseable {
 
     @Override
     public void close() {
+        holds.values().forEach(java.util.concurrent.CountDownLatch::countDown);
         server.stop(0);
         pool.shutdownNow();
     }
