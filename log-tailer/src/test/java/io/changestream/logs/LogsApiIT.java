@@ -195,5 +195,30 @@ class LogsApiIT {
         }
         metrics.lines().filter(l -> l.startsWith("# HELP ")).forEach(l ->
                 assertTrue(l.split(" ", 4).length == 4 && !l.split(" ", 4)[3].isBlank(), l));
+        // promtool (Debian's prometheus package, installed by ops/test) rejects missing HELP text and bad names
+        Process promtool = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
+        promtool.getOutputStream().write(metrics.getBytes(StandardCharsets.UTF_8));
+        promtool.getOutputStream().close();
+        String verdict = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, promtool.waitFor(), verdict);
+    }
+
+    @Test
+    void aViewerThatStopsReadingIsDroppedAtItsPendingLimit() throws Exception {
+        start(Map.of("stream.maxPendingBytesPerClient", "65536", "stream.maxStreamBytes", "104857600",
+                "http.idleTimeoutSeconds", "600"));
+        Path log = run("svc.pipe", "r1");
+        try (java.net.Socket stalled = new java.net.Socket("127.0.0.1", server.port())) {
+            stalled.setReceiveBufferSize(4096);
+            stalled.getOutputStream().write(("GET " + BASE + "svc.pipe/stream/r1 HTTP/1.1\r\nHost: x\r\n"
+                    + "Authorization: Bearer " + TestConfigs.TOKEN + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.manager().activeConnections() == 1);
+            String line = "x".repeat(1000) + "\n";
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                append(log, line.repeat(1000));
+                return server.manager().metrics().droppedViewers() == 1;
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.manager().activeConnections() == 0);
+        }
     }
 }
