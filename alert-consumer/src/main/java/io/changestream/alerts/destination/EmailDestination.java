@@ -143,5 +143,4 @@ public final class EmailDestination implements Destination {
     private static String escape(String text) {
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
-
 }

@@ -46,7 +46,7 @@ public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String>
             throw new DestinationConfigException("config.endpoint", "is not a URL: " + e.getMessage());
         }
         String scheme = endpoint.getScheme() == null ? "" : endpoint.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https") || endpoint.getHost() == null) {
+        if ((!scheme.equals("http") && !scheme.equals("https")) || endpoint.getHost() == null) {
             throw new DestinationConfigException("config.endpoint", "must be an http or https URL with a host");
         }
         String method = text(config, "httpMethod", "POST").toUpperCase(Locale.ROOT);

@@ -3,6 +3,7 @@ package io.changestream.alerts.filter;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.FieldChange;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -292,7 +293,7 @@ public enum FilterFunction {
     private static List<JsonNode> references(JsonNode entity, String listField, String singleField) {
         JsonNode list = entity.get(listField);
         if (list != null && list.isArray()) {
-            java.util.ArrayList<JsonNode> out = new java.util.ArrayList<>();
+            ArrayList<JsonNode> out = new ArrayList<>();
             list.forEach(out::add);
             return out;
         }

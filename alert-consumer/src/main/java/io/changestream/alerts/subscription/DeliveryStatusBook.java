@@ -2,6 +2,7 @@ package io.changestream.alerts.subscription;
 
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.serde.Json;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Per-destination delivery status for {@code GET …/{id}/status}. The runtime's processors record outcomes
@@ -87,12 +89,7 @@ public final class DeliveryStatusBook {
         List<DestinationStatus> out = new ArrayList<>();
         for (SubscriptionDestination d : subscription.destinations()) {
             Entry e = entries.get(key(subscription.id(), d.id()));
-            String type = d.type().name();
-            try {
-                type = io.changestream.topics.serde.Json.mapper().writeValueAsString(d.type()).replace("\"", "");
-            } catch (com.fasterxml.jackson.core.JsonProcessingException ignored) {
-                // keep the enum name
-            }
+            String type = Json.mapper().convertValue(d.type(), String.class);
             boolean disabled = !subscription.enabled() || !d.enabled();
             if (e == null) {
                 out.add(new DestinationStatus(d.id(), type, disabled ? "disabled" : "active", 0, 0, 0, null, null,
@@ -107,7 +104,7 @@ public final class DeliveryStatusBook {
         return out;
     }
 
-    private void update(String subscriptionId, String destinationId, java.util.function.Consumer<Entry> change) {
+    private void update(String subscriptionId, String destinationId, Consumer<Entry> change) {
         String key = key(subscriptionId, destinationId);
         Entry e = entries.get(key);
         if (e == null) {
