@@ -16,7 +16,7 @@ import java.util.Objects;
  * @param retriesLeft    retries left when it was dead-lettered (0 when exhausted)
  * @param attempts       attempts made
  * @param timestamp      when it was dead-lettered, epoch milliseconds
- * @param destinationId  the failing destination, absent for SUBSCRIBER failures
+ * @param destinationId  the failing destination, absent for PUBLISHER failures
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)

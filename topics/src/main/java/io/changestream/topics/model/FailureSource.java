@@ -2,8 +2,8 @@ package io.changestream.topics.model;
 
 /** Which side of a delivery failed, as in the platform's {@code FailedEvent.source}. */
 public enum FailureSource {
-    /** Evaluating the subscription failed (filters, templates): the event never left. */
+    /** The subscriber's side failed: the destination refused or never accepted the notification. */
     SUBSCRIBER,
-    /** Sending to the destination failed. */
+    /** The publisher's side failed: evaluating the subscription (filters, templates); nothing was sent. */
     PUBLISHER
 }
