@@ -129,5 +129,11 @@ class MariaDbCaptureIT {
         settings.put("lease.session.timeout.ms", "6000");
         StandbyTakeover.run("mariadb", broker, ns, settings, MariaDbCaptureIT::insertChangeEvent,
                 Duration.ofSeconds(40));
+        for (String instance : List.of("mariadb-a", "mariadb-b")) {
+            String log = java.nio.file.Files.readString(java.nio.file.Path.of("target", "connector-processes",
+                    instance + ".log"));
+            assertTrue(log.contains("password=******"), "the config is logged with the password masked");
+            assertFalse(log.contains(MariaDbServer.PASSWORD), "the database password is never logged");
+        }
     }
 }
