@@ -156,25 +156,24 @@ public final class Viewer {
 
     /** Closes without a final event (the client reconnects with its cursor). */
     public void close() {
-        Runnable gone;
-        synchronized (this) {
-            if (!open) {
-                return;
-            }
-            gone = markClosed();
-            sink.close();
-        }
-        gone.run();
+        end(true);
     }
 
     /** Called by the transport when the client went away. */
     public void transportClosed() {
+        end(false);
+    }
+
+    private void end(boolean closeSink) {
         Runnable gone;
         synchronized (this) {
             if (!open) {
                 return;
             }
             gone = markClosed();
+            if (closeSink) {
+                sink.close();
+            }
         }
         gone.run();
     }

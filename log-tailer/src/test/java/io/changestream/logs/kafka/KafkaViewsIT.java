@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.changestream.logs.TestTopics;
 import io.changestream.logs.engine.RunState;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
 import io.changestream.topics.TopicCatalog;
-import io.changestream.topics.TopicSpec;
 import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.PipelineState;
 import io.changestream.topics.serde.Serdes;
@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,21 +28,6 @@ class KafkaViewsIT {
     @TempDir
     Path stateDir;
 
-    static TopicCatalog catalog(KafkaBroker broker) {
-        TopicCatalog catalog = new TopicCatalog("lt-" + UUID.randomUUID().toString().substring(0, 8) + ".")
-                .withReplicationFactor((short) 1);
-        for (TopicSpec spec : List.of(catalog.pipelineStatus(), catalog.logChunks())) {
-            // testkit's createTopic can see UnknownTopicOrPartition while metadata propagates: it is idempotent,
-            // so ask again (bounded)
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                    .until(() -> {
-                        broker.createTopic(spec.name(), spec.partitions(), spec.configs());
-                        return true;
-                    });
-        }
-        return catalog;
-    }
-
     private static ProducerRecord<String, String> status(TopicCatalog catalog, String fqn, String run,
                                                          PipelineState state, long ts) {
         PipelineRunStatus s = new PipelineRunStatus(fqn, run, state, ts, null, ts);
@@ -53,7 +37,7 @@ class KafkaViewsIT {
     @Test
     void runStatesKnownPipelinesAndLatestRunComeFromTheStatusTopic() {
         KafkaBroker broker = Brokers.shared();
-        TopicCatalog catalog = catalog(broker);
+        TopicCatalog catalog = TestTopics.create(broker);
         KafkaTestClients.produce(broker, List.of(
                 status(catalog, "svc.a", "r1", PipelineState.QUEUED, 1),
                 status(catalog, "svc.a", "r2", PipelineState.RUNNING, 2),

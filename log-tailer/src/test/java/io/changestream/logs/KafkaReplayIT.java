@@ -1,24 +1,16 @@
-package io.changestream.logs.kafka;
+package io.changestream.logs;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.logs.LogTailerConfig;
-import io.changestream.logs.LogTailerServer;
 import io.changestream.logs.engine.LogMetrics.ReplayKind;
+import io.changestream.topics.model.LogStreamEvent;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
-import io.changestream.topics.model.LogStreamEvent;
-import java.io.BufferedReader;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -27,7 +19,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -64,67 +55,34 @@ class KafkaReplayIT {
         return LogTailerConfig.from(p, Map.of());
     }
 
-    /** A stream reader that keeps events. */
-    private final class Stream implements AutoCloseable {
-        final List<LogStreamEvent> events = new CopyOnWriteArrayList<>();
-        private final InputStream body;
+    private SseClient open(LogTailerServer server, String after) throws Exception {
+        return SseClient.open(http, URI.create("http://127.0.0.1:" + server.port() + STREAM
+                + (after == null ? "" : "?after=" + after)), "t", false);
+    }
 
-        Stream(LogTailerServer server, String after) throws Exception {
-            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + STREAM
-                    + (after == null ? "" : "?after=" + after))).header("Authorization", "Bearer t").build();
-            body = http.sendAsync(req, HttpResponse.BodyHandlers.ofInputStream()).get(10, TimeUnit.SECONDS).body();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = in.readLine()) != null) {
-                        if (line.startsWith("data: ")) {
-                            events.add(io.changestream.logs.engine.EventFrames.mapper()
-                                    .readValue(line.substring(6), LogStreamEvent.class));
-                        }
-                    }
-                } catch (Exception e) {
-                    // closed
-                }
-            });
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        String text() {
-            StringBuilder b = new StringBuilder();
-            events.stream().filter(e -> e.logs() != null).forEach(e -> b.append(e.logs()));
-            return b.toString();
-        }
-
-        String cursor() {
-            return events.get(events.size() - 1).after();
-        }
-
-        @Override
-        public void close() throws Exception {
-            body.close();
-        }
+    private static String cursor(SseClient client) {
+        return client.last().after();
     }
 
     @Test
     void cursorFromAnotherServerIsReplayedExactlyAndTruncatedOnlyWhenTheTopicLostTheRange() throws Exception {
         KafkaBroker broker = Brokers.shared();
-        TopicCatalog catalog = KafkaViewsIT.catalog(broker);
+        TopicCatalog catalog = TestTopics.create(broker);
         Path log = Files.createDirectories(root.resolve("logs/svc.pipe/r1")).resolve("logs.txt");
         try (LogTailerServer a = LogTailerServer.start(config(broker, catalog, "a"));
              LogTailerServer b = LogTailerServer.start(config(broker, catalog, "b"));
-             Stream onA = new Stream(a, null)) {
+             SseClient onA = open(a, null)) {
             Map<Integer, String> cursorAfterLine = new HashMap<>();
             for (int i = 1; i <= 6; i++) {
                 Files.writeString(log, "l" + i + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
                 int line = i;
                 await().atMost(Duration.ofSeconds(10)).until(() -> onA.text().endsWith("l" + line + "\n"));
-                cursorAfterLine.put(i, onA.cursor());
+                cursorAfterLine.put(i, cursor(onA));
             }
             // B tails the same run from the start: one chunk 0→6, its buffer does not hold A's per-line cursors
-            try (Stream onB = new Stream(b, null)) {
+            try (SseClient onB = open(b, null)) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> onB.text().equals("l1\nl2\nl3\nl4\nl5\nl6\n"));
-                try (Stream resumed = new Stream(b, cursorAfterLine.get(2))) {
+                try (SseClient resumed = open(b, cursorAfterLine.get(2))) {
                     await().atMost(Duration.ofSeconds(10)).until(() -> resumed.text().equals("l3\nl4\nl5\nl6\n"));
                     assertTrue(resumed.events.stream().noneMatch(e -> Boolean.TRUE.equals(e.truncated())));
                     assertTrue(resumed.events.stream().allMatch(e -> Boolean.TRUE.equals(e.replay())));
@@ -133,7 +91,7 @@ class KafkaReplayIT {
                     assertEquals(1.0, b.manager().metrics().replays(ReplayKind.KAFKA));
                 }
                 deleteAllRecords(broker, catalog.logChunks().name());
-                try (Stream expired = new Stream(b, cursorAfterLine.get(3))) {
+                try (SseClient expired = open(b, cursorAfterLine.get(3))) {
                     await().atMost(Duration.ofSeconds(10)).until(() -> expired.events.size() >= 2);
                     LogStreamEvent notice = expired.events.get(0);
                     assertEquals(Boolean.TRUE, notice.truncated());
