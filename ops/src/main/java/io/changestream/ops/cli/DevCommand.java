@@ -52,7 +52,7 @@ final class DevCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     int webhookPort;
 
-    @Option(names = "--token", defaultValue = "dev-token", description = "Bearer token of the APIs (default "
+    @Option(names = "--token", defaultValue = "dev-token-changestream", description = "Bearer token of the APIs, >= 16 chars (default "
             + "${DEFAULT-VALUE}).")
     String token;
 

@@ -21,8 +21,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "changestream", mixinStandardHelpOptions = true, versionProvider = Launcher.Version.class,
         description = "Kafka-native change events, alerts and live ingestion logs: services and operator tools.",
-        subcommands = {DevCommand.class, CdcCommand.class, LogsCommand.class, TopicsCommand.class,
-                OffsetsCommand.class})
+        subcommands = {DevCommand.class, CdcCommand.class, AlertsCommand.class, LogsCommand.class, TopicsCommand.class,
+                OffsetsCommand.class, SubscriptionsCommand.class})
 public final class Launcher implements Runnable {
 
     /** Exit code of a successful command. */

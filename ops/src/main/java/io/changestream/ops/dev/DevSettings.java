@@ -16,7 +16,7 @@ import java.util.Objects;
  * @param logsPort        log-tailer HTTP port ({@code --logs-port}, 8590)
  * @param alertsPort      alert-consumer HTTP port ({@code --alerts-port}, 8591)
  * @param webhookPort     demo webhook sink port ({@code --webhook-port}, 8599)
- * @param token           bearer token of the admin and log APIs ({@code --token}, dev-token)
+ * @param token           bearer token of the admin and log APIs ({@code --token}, dev-token-changestream)
  * @param eventInterval   demo writer pause between change events ({@code --event-interval}, PT2S)
  * @param linesPerRun     log lines per demo pipeline run ({@code --lines-per-run}, 10)
  * @param startTimeout    bound on starting each component ({@code --start-timeout}, PT60S)
@@ -41,8 +41,8 @@ public record DevSettings(Path dataDir, int kafkaPort, int postgresPort, int cdc
         if (kafkaPort == 65_535) {
             throw new UsageException("--kafka-port must leave the next port for the controller");
         }
-        if (token == null || token.isBlank() || token.chars().anyMatch(Character::isWhitespace)) {
-            throw new UsageException("--token must be a non-blank word");
+        if (token == null || token.length() < 16 || token.chars().anyMatch(Character::isWhitespace)) {
+            throw new UsageException("--token must be one word of at least 16 characters (the admin API's minimum)");
         }
         positive(eventInterval, "--event-interval");
         if (eventInterval.toMillis() < 10) {

@@ -1,15 +1,19 @@
 package io.changestream.ops.dev;
 
 import io.changestream.cdc.CdcConfig;
+import io.changestream.alerts.service.AlertService;
+import io.changestream.alerts.service.AlertServiceConfig;
 import io.changestream.cdc.CdcConnector;
 import io.changestream.logs.LogTailerConfig;
 import io.changestream.logs.LogTailerServer;
 import io.changestream.ops.OpsException;
+import io.changestream.ops.subscriptions.SubscriptionsClient;
 import io.changestream.topics.CatalogTopic;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.admin.TopicProvisioner;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -17,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.BooleanSupplier;
@@ -27,7 +32,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedded dev stack: a KRaft broker (child process), PostgreSQL with logical decoding, the topic catalog, the
- * cdc-connector and the log-tailer in this JVM, a demo webhook sink and a demo writer. Started in dependency order by
+ * cdc-connector, the alert-consumer (with a demo subscription) and the log-tailer in this JVM, a demo webhook sink
+ * and a demo writer. Started in dependency order by
  * {@link #start}; {@link #close()} stops everything in reverse order, each part on its own so one failure does not
  * leave the others running. Started and closed by the launching thread.
  */
@@ -43,6 +49,7 @@ public final class DevStack implements AutoCloseable {
     private WebhookSink webhook;
     private CdcConnector cdc;
     private LogTailerServer logs;
+    private AlertService alerts;
     private DemoWriter writer;
 
     private DevStack(DevSettings settings) {
@@ -81,6 +88,12 @@ public final class DevStack implements AutoCloseable {
         await(cdc::streaming, "the cdc-connector to stream from PostgreSQL");
         progress(out, "starting log-tailer");
         logs = track(LogTailerServer.start(LogTailerConfig.from(logTailerSettings(dir), Map.of())));
+        progress(out, "starting alert-consumer");
+        alerts = track(AlertService.start(AlertServiceConfig.from(alertSettings(), Map.of())));
+        await(alerts::ready, "the alert-consumer to be ready");
+        SubscriptionsClient.Applied demo = new SubscriptionsClient(URI.create(alertsUrl()), settings.token(),
+                settings.startTimeout()).apply(List.of(demoSubscription(dir))).get(0);
+        progress(out, "demo subscription '" + demo.name() + "' (" + demo.id() + ") delivers to " + webhook.url());
         writer = track(new DemoWriter(postgres.dataSource(), dir.resolve("logs"), settings.eventInterval(),
                 settings.linesPerRun(), clock).start());
     }
@@ -116,6 +129,45 @@ public final class DevStack implements AutoCloseable {
         return s;
     }
 
+    private Map<String, String> alertSettings() {
+        Map<String, String> s = new HashMap<>();
+        s.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+        s.put("topics.namespace", DevSettings.NAMESPACE);
+        s.put("group.id", "changestream-alerts-dev");
+        s.put("http.host", "127.0.0.1");
+        s.put("http.port", Integer.toString(settings.alertsPort()));
+        s.put("admin.bearerToken", settings.token());
+        // the demo webhook sink listens on loopback, which the SSRF guard refuses by default
+        s.put("destinations.allowPrivateAddresses", "true");
+        s.put("runtime.commitInterval", "500");
+        return s;
+    }
+
+    /** Writes the demo subscription (the platform's CreateEventSubscription JSON) and returns its file. */
+    private Path demoSubscription(Path dir) {
+        String json = """
+                {"name": "demo-table-changes", "displayName": "Demo: every table change",
+                 "description": "Created by changestream dev: posts every table change to the demo webhook sink",
+                 "alertType": "Notification", "trigger": {"triggerType": "RealTime"}, "resources": ["table"],
+                 "input": {"filters": [], "actions": []},
+                 "destinations": [{"category": "External", "type": "Webhook", "timeout": 5, "readTimeout": 5,
+                                   "config": {"endpoint": "%s"}}],
+                 "retries": 3, "provider": "user", "enabled": true}
+                """.formatted(webhook.url());
+        Path file = dir.resolve("demo-subscription.json");
+        try {
+            Files.writeString(file, json);
+        } catch (IOException e) {
+            throw new OpsException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+        return file;
+    }
+
+    /** The alert service's base URL. */
+    public String alertsUrl() {
+        return "http://127.0.0.1:" + alerts.httpPort();
+    }
+
     private Properties logTailerSettings(Path dir) {
         Properties p = new Properties();
         p.setProperty("http.host", "127.0.0.1");
@@ -127,6 +179,7 @@ public final class DevStack implements AutoCloseable {
         p.setProperty("kafka.namespace", DevSettings.NAMESPACE);
         p.setProperty("kafka.stateDir", dir.resolve("log-tailer-state").toString());
         p.setProperty("kafka.instanceId", "dev");
+        p.setProperty("kafka.producerMaxBlockMillis", "1000");
         // quick demo turnarounds: poll and probe every second, complete 2 s after a finished run went quiet
         p.setProperty("stream.pollSeconds", "1");
         p.setProperty("stream.runProbeSeconds", "1");
@@ -194,8 +247,10 @@ public final class DevStack implements AutoCloseable {
                         + ")",
                 "  SSE with curl         curl -N -H 'Authorization: Bearer " + t + "' " + logsUrl()
                         + "/api/v1/services/ingestionPipelines/logs/" + DemoWriter.PIPELINE_FQN + "/stream/<run>",
+                "  alert admin API       " + alertsUrl() + SubscriptionsClient.PATH + "  (curl -H 'Authorization: "
+                        + "Bearer " + t + "' ...; ops/changestream subscriptions list --url " + alertsUrl() + ")",
                 "  metrics               http://127.0.0.1:" + cdc.httpPort() + "/metrics (cdc-connector), "
-                        + logsUrl() + "/metrics (log-tailer)",
+                        + alertsUrl() + "/metrics (alert-consumer), " + logsUrl() + "/metrics (log-tailer)",
                 "  demo webhook sink     " + webhook.url() + " (deliveries are printed below)",
                 "Press Ctrl-C to stop.");
     }

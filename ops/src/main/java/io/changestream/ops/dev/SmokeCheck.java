@@ -25,8 +25,9 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The bounded checks of {@code dev --smoke}: change events were captured into the {@code changes} topic, and a demo
- * pipeline run's log stream, read over SSE from the start, ends with a {@code complete} event. Run by the launching
+ * The bounded checks of {@code dev --smoke}: change events were captured into the {@code changes} topic, the demo
+ * subscription's alerts arrived at the demo webhook sink, and a demo pipeline run's log stream, read over SSE from
+ * the start, ends with a {@code complete} event. Run by the launching
  * thread; the SSE read happens on one helper thread so the whole check stays within its deadline.
  */
 public final class SmokeCheck {
@@ -81,9 +82,17 @@ public final class SmokeCheck {
             }
             Thread.sleep(200);
         }
+        while (stack.webhook().received() < 1) {
+            if (System.nanoTime() > deadline) {
+                return new Result(false, "no alert reached the demo webhook sink within " + timeout + " ("
+                        + captured + " change events captured)");
+            }
+            Thread.sleep(200);
+        }
         return new Result(true, captured + " change events captured from " + stack.writer().eventsWritten()
                 + " inserted; log stream of run " + runId + " completed after " + logEvents + " log events ("
-                + last + "); webhook deliveries " + stack.webhook().received());
+                + last + "); " + stack.webhook().received() + " alerts delivered to the webhook sink ("
+                + stack.webhook().repeated() + " repeated Idempotency-Keys)");
     }
 
     private static Duration remaining(long deadline) {

@@ -40,6 +40,21 @@ class ServiceCommandIT {
     }
 
     @Test
+    void alertsMasksTheBearerTokenAndKafkaSecrets(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("alerts.properties");
+        Files.writeString(file, "kafka.bootstrap.servers=k:9092\nkafka.security.protocol=SASL_SSL\n"
+                + "kafka.sasl.mechanism=PLAIN\nhttp.port=8591\n");
+        Cli.Result r = Cli.run(Map.of("ALERTS_ADMIN_BEARER_TOKEN", "admin-secret-0123456789",
+                        "ALERTS_KAFKA_SASL_JAAS_CONFIG", "PlainLoginModule required password=\"kafka-secret\";"),
+                "alerts", "--config", file.toString(), "--print-config");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("kafka.security.protocol = SASL_SSL"), r.out());
+        assertTrue(r.out().contains("kafka.sasl.jaas.config = ******"), r.out());
+        assertTrue(r.out().contains("httpPort = 8591"), r.out());
+        assertFalse(r.out().contains("secret"), r.out());
+    }
+
+    @Test
     void aBadSettingIsAUsageErrorNamingIt(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("cdc.properties");
         Files.writeString(file, "database.name=metadata\ndatabase.user=cdc\nkafka.bootstrap.servers=k:9092\n"
