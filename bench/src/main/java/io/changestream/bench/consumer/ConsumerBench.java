@@ -1,0 +1,128 @@
+package io.changestream.bench.consumer;
+
+import io.changestream.alerts.runtime.KeyAssignment;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code ops/bench consumer}: pre-fills topics on an in-JVM broker (12 partitions, keys drawn from 10,000 random
+ * ids), then, each contender in a fresh group: (1) I/O-bound, 100,000 records, 5 ms of sleep per record: the runtime
+ * with 64 lanes (default settings otherwise) vs Confluent Parallel Consumer (KEY ordering, maxConcurrency 64) vs the
+ * limit 64 / 5 ms = 12,800/s; (2) no-op, {@value #NOOP_RECORDS} records: the runtime (one consumer thread,
+ * {@value #NOOP_LANES} lanes, HASH key assignment) vs a bare poll loop, interleaved, best of {@value #NOOP_ROUNDS} after a warm-up round
+ * each. Throughput is steady state, first to last record; start-up (group join, first fetch) is shown apart.
+ * Prints a table, then the RESULT line.
+ */
+public final class ConsumerBench {
+
+    static final int RECORDS = 100_000;
+    static final int KEYS = 10_000;
+    static final int PARTITIONS = 12;
+    static final int LANES = 64;
+    static final long WORK_MILLIS = 5;
+    static final int IO_LIMIT = (int) (LANES * 1000 / WORK_MILLIS);
+    static final int NOOP_ROUNDS = 3;
+    static final int NOOP_RECORDS = 300_000;
+    static final int NOOP_LANES = 4;
+    /** No-op events: plain hashing, the setting for cheap processing (decision 0401). */
+    static final KeyAssignment NOOP_ASSIGNMENT = KeyAssignment.HASH;
+
+    private ConsumerBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        quiet("io.changestream", "io.confluent", "pl.tlinkowski");
+        List<String> table = new ArrayList<>();
+        try (KafkaBroker broker = Brokers.start(Map.of())) {
+            String topic = "bench-consumer-io";
+            String noopTopic = "bench-consumer-noop";
+            broker.createTopic(topic, PARTITIONS);
+            broker.createTopic(noopTopic, PARTITIONS);
+            fill(broker, topic, RECORDS);
+            fill(broker, noopTopic, NOOP_RECORDS);
+            Contenders c = new Contenders(broker.bootstrapServers(), topic, RECORDS);
+
+            Contenders.Timing io = c.runtime(LANES, 1, WORK_MILLIS, KeyAssignment.LEAST_LOADED);
+            Contenders.Timing pc = c.parallelConsumer(LANES, WORK_MILLIS);
+
+            c = new Contenders(broker.bootstrapServers(), noopTopic, NOOP_RECORDS);
+            c.rawPoll();
+            c.runtime(NOOP_LANES, 1, 0, NOOP_ASSIGNMENT);
+            List<Contenders.Timing> raws = new ArrayList<>();
+            List<Contenders.Timing> noops = new ArrayList<>();
+            for (int i = 0; i < NOOP_ROUNDS; i++) {
+                raws.add(c.rawPoll());
+                noops.add(c.runtime(NOOP_LANES, 1, 0, NOOP_ASSIGNMENT));
+            }
+            Contenders.Timing raw = best(raws);
+            Contenders.Timing noop = best(noops);
+
+            table.add(String.format(Locale.ROOT, "%-50s %12s %12s %10s", "contender", "records/s", "startup ms", "vs"));
+            table.add(row("I/O: runtime, 64 lanes, 5 ms/record", io, io.perSecond() / IO_LIMIT, "of limit"));
+            table.add(row("I/O: Parallel Consumer KEY, 64, 5 ms/record", pc, pc.perSecond() / IO_LIMIT, "of limit"));
+            table.add(String.format(Locale.ROOT, "%-50s %12d", "I/O limit: 64 lanes / 5 ms", IO_LIMIT));
+            table.add(String.format(Locale.ROOT, "%-50s %12s %12s %9.2fx", "I/O: runtime vs Parallel Consumer", "",
+                    "", io.perSecond() / pc.perSecond()));
+            table.add(row("no-op: runtime, " + NOOP_LANES + " lanes, " + NOOP_ASSIGNMENT + ", best of " + NOOP_ROUNDS,
+                    noop, noop.perSecond() / raw.perSecond(), "of raw"));
+            table.add(row("no-op: bare KafkaConsumer poll loop, best of " + NOOP_ROUNDS, raw, 1.0, "of raw"));
+            table.add(String.format(Locale.ROOT, "RESULT {\"scenario\":\"consumer\",\"io_per_sec\":%.0f,"
+                            + "\"io_limit\":%d,\"pc_per_sec\":%.0f,\"noop_per_sec\":%.0f,\"raw_per_sec\":%.0f}",
+                    io.perSecond(), IO_LIMIT, pc.perSecond(), noop.perSecond(), raw.perSecond()));
+        }
+        System.out.flush();
+        table.forEach(System.out::println); // after the broker's shutdown logging: RESULT stays the last line
+        System.out.flush();
+        System.exit(0); // Parallel Consumer and broker leave non-daemon threads behind
+    }
+
+    private static String row(String name, Contenders.Timing t, double ratio, String of) {
+        return String.format(Locale.ROOT, "%-50s %12.0f %12d %5.0f%% %s", name, t.perSecond(), t.startup().toMillis(),
+                ratio * 100, of);
+    }
+
+    /** Contenders log every rebalance at INFO; the table is what matters here. */
+    private static void quiet(String... loggers) {
+        for (String name : loggers) {
+            ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(name)).setLevel(ch.qos.logback.classic.Level.WARN);
+        }
+    }
+
+    private static Contenders.Timing best(List<Contenders.Timing> timings) {
+        return timings.stream().max(Comparator.comparingDouble(Contenders.Timing::perSecond)).orElseThrow();
+    }
+
+    /** {@code records} records, keys drawn from 10,000 random-looking ids (seeded), values of about 200 bytes. */
+    private static void fill(KafkaBroker broker, String topic, int records) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        SplittableRandom random = new SplittableRandom(4_2_2026);
+        String[] keys = new String[KEYS];
+        for (int i = 0; i < KEYS; i++) {
+            keys[i] = "entity-" + Long.toHexString(random.nextLong());
+        }
+        String padding = "x".repeat(160);
+        try (KafkaProducer<String, String> producer =
+                     new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                String key = keys[random.nextInt(KEYS)];
+                producer.send(new ProducerRecord<>(topic, key, "{\"seq\":" + i + ",\"pad\":\"" + padding + "\"}"));
+            }
+            producer.flush();
+        }
+    }
+}
