@@ -28,6 +28,9 @@ import java.util.Properties;
 public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby standby, Http http,
                         TransformSettings transform) {
 
+    /** Upper bound of {@code max.row.bytes}: envelopes must fit Kafka's default 1 MiB record limit. */
+    public static final int MAX_RECORD_BYTES = 1_000_000;
+
     /** Prefix of environment variables that override settings. */
     public static final String ENV_PREFIX = "CS_CDC_";
 
@@ -89,6 +92,10 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
                 new Http(s.string("http.host", "0.0.0.0"), s.integer("http.port", 8090, 0, 65_535)),
                 TransformSettings.from(s).markingSkipped());
         s.refuseUnknown();
+        if (config.transform().maxRowBytes() > MAX_RECORD_BYTES) {
+            throw new CdcException("setting max.row.bytes must be <= " + MAX_RECORD_BYTES + " (the producer's and "
+                    + "broker's default 1 MiB record limit, minus headers), was " + config.transform().maxRowBytes());
+        }
         return config;
     }
 

@@ -66,7 +66,7 @@ class CdcConfigTest {
         for (String[] bad : new String[][] {
                 {"poll.interval.ms", "fast"}, {"poll.interval.ms", "0"}, {"database.kind", "oracle"},
                 {"snapshot.mode", "always"}, {"postgres.slot.name", "Bad-Slot"}, {"max.queue.size", "10"},
-                {"kafka.create.topics", "yes"}, {"databse.host", "typo"}}) {
+                {"kafka.create.topics", "yes"}, {"databse.host", "typo"}, {"max.row.bytes", "2000000"}}) {
             Map<String, String> s = minimal();
             s.put(bad[0], bad[1]);
             String expected = bad[0].equals("max.queue.size") ? "max.queue.size" : bad[0];

@@ -76,7 +76,14 @@ public final class RowMapper {
         }
         ChangeEvent envelope = event.withSource(new SourcePosition(row.table(), row.sourceOffset(), row.logPosition(),
                 row.commitTimeMs(), row.captureTimeMs()));
-        return new Mapping(Outcome.PRODUCED, changesTopic, TopicKeys.change(envelope), write(envelope), null);
+        String value = write(envelope);
+        int bytes = utf8Length(value);
+        if (bytes > settings.maxRowBytes()) {
+            // escaping (an entity kept as a JSON-coded string) can make the envelope larger than the row
+            return deadLetter(row, "envelope is " + bytes + " bytes, above max.row.bytes=" + settings.maxRowBytes(),
+                    json);
+        }
+        return new Mapping(Outcome.PRODUCED, changesTopic, TopicKeys.change(envelope), value, null);
     }
 
     private Mapping mapPipelineStatus(CapturedRow row) {

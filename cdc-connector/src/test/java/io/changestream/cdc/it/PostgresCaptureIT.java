@@ -217,6 +217,13 @@ class PostgresCaptureIT {
         assertTrue(metrics.contains("cdc_capture_lag_seconds_count"), metrics);
         assertTrue(metrics.contains("# HELP cdc_log_position"), metrics);
         assertFalse(metrics.contains(PostgresDatabase.PASSWORD + "\""), "no secret in metrics");
+        // Prometheus' own checker (Debian's prometheus package; ops/test installs it): HELP on every meter, names
+        Process promtool = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
+        try (var in = promtool.getOutputStream()) {
+            in.write(metrics.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String verdict = new String(promtool.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, promtool.waitFor(), "promtool check metrics: " + verdict);
     }
 
     private static HttpResponse<String> get(HttpClient http, String url) throws Exception {
