@@ -1,0 +1,239 @@
+package io.changestream.alerts.service;
+
+import static io.changestream.alerts.service.AlertTestSupport.call;
+import static io.changestream.alerts.service.AlertTestSupport.create;
+import static io.changestream.alerts.service.AlertTestSupport.request;
+import static io.changestream.alerts.service.AlertTestSupport.webhook;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.ChangeEvent;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Alert service instances as child JVMs ({@link AlertServiceMain} with a config file, as the launcher runs it) on
+ * the real broker with a real local receiver. With a {@code kill -9} loop every (subscription, event) pair is
+ * received at least once and every duplicate carries the same Idempotency-Key (the duplicate count is reported);
+ * with graceful rebalances only (instances joining, SIGTERM leaving) there is no duplicate at all.
+ */
+class AlertChaosIT {
+
+    private static final int PARTITIONS = 12;
+    private static final Pattern READY = Pattern.compile("READY http\\.port=(\\d+)");
+    private final KafkaBroker broker = Brokers.shared();
+
+    /** The three subscriptions: tables → webhook, dashboards → webhook, everything → Slack-shaped. */
+    private record Setup(TopicCatalog catalog, Map<String, String> settings, Path dir, Receiver receiver,
+                         Map<String, String> pathOfSubscription) {
+    }
+
+    @Test
+    void killNineLoopLosesNothingAndDuplicatesCarryTheSameKey() throws Exception {
+        int events = 20_000;
+        int pairs = events * 2; // each event matches its type's subscription and "everything"
+        try (Receiver receiver = new Receiver()) {
+            Setup setup = setup("chaos", receiver);
+            List<Process> workers = new ArrayList<>();
+            int incarnation = 0;
+            int kills = 0;
+            try {
+                for (int i = 0; i < 3; i++) {
+                    workers.add(startWorker(setup, incarnation++));
+                }
+                subscribe(setup, ready(setup, 0), List.of(0, 1, 2));
+                produce(setup, events);
+                Random random = new Random(42);
+                int next = pairs / 5;
+                while (kills < 4 && distinctPairs(receiver) < pairs - pairs / 10) {
+                    int target = next;
+                    Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> distinctPairs(receiver) >= target
+                            || distinctPairs(receiver) >= pairs);
+                    int victim = random.nextInt(workers.size());
+                    workers.get(victim).destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL
+                    kills++;
+                    workers.set(victim, startWorker(setup, incarnation++));
+                    next = (int) distinctPairs(receiver) + pairs / 5;
+                }
+                Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+                        .until(() -> distinctPairs(receiver) >= pairs);
+            } finally {
+                stop(workers);
+            }
+            Report report = check(receiver, setup, events);
+            assertTrue(kills >= 2, "the run must include kills, had " + kills);
+            System.out.printf("AlertChaosIT kill -9: %d events, %d pairs, %d kills, %d deliveries, %d duplicates "
+                    + "(all with the same Idempotency-Key)%n", events, pairs, kills, report.deliveries,
+                    report.duplicates);
+        }
+    }
+
+    @Test
+    void gracefulRebalancesOnlyDeliverEveryPairExactlyOnce() throws Exception {
+        int events = 6_000;
+        int pairs = events * 2;
+        try (Receiver receiver = new Receiver()) {
+            Setup setup = setup("graceful", receiver);
+            List<Process> workers = new ArrayList<>();
+            try {
+                workers.add(startWorker(setup, 0));
+                subscribe(setup, ready(setup, 0), List.of(0));
+                produce(setup, events);
+                int incarnation = 1;
+                for (int step = 1; step <= 4; step++) {
+                    int target = pairs * step / 6;
+                    Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> distinctPairs(receiver) >= target);
+                    if (step <= 2) {
+                        workers.add(startWorker(setup, incarnation++)); // join
+                    } else {
+                        Process leaving = workers.remove(0);
+                        leaving.destroy(); // SIGTERM: drain, commit, leave
+                        assertTrue(leaving.waitFor(40, TimeUnit.SECONDS), "an instance did not stop on SIGTERM");
+                        assertEquals(0, leaving.exitValue(), "SIGTERM exits 0");
+                        workers.add(startWorker(setup, incarnation++));
+                    }
+                }
+                Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                        .until(() -> distinctPairs(receiver) >= pairs);
+            } finally {
+                stop(workers);
+            }
+            Report report = check(receiver, setup, events);
+            assertEquals(0, report.duplicates, "graceful rebalances deliver nothing twice");
+            System.out.printf("AlertChaosIT graceful: %d events, %d pairs, %d deliveries, 0 duplicates%n", events,
+                    pairs, report.deliveries);
+        }
+    }
+
+    private Setup setup(String name, Receiver receiver) throws IOException {
+        String ns = AlertTestSupport.namespace(name);
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, PARTITIONS);
+        AlertTestSupport.provision(broker, catalog);
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
+        settings.put("runtime.lanes", "16");
+        Path dir = Files.createDirectories(Path.of("target", "chaos", ns));
+        return new Setup(catalog, settings, dir, receiver, new HashMap<>());
+    }
+
+    private Process startWorker(Setup setup, int incarnation) throws IOException {
+        Path config = setup.dir().resolve("worker-" + incarnation + ".properties");
+        Properties props = new Properties();
+        props.putAll(setup.settings());
+        try (Writer w = Files.newBufferedWriter(config)) {
+            props.store(w, "alert service instance " + incarnation);
+        }
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), AlertServiceMain.class.getName(), config.toString());
+        pb.redirectErrorStream(true).redirectOutput(setup.dir().resolve("worker-" + incarnation + ".log").toFile());
+        return pb.start();
+    }
+
+    /** Waits for an instance's READY line and returns its HTTP port. */
+    private int ready(Setup setup, int incarnation) {
+        Path log = setup.dir().resolve("worker-" + incarnation + ".log");
+        int[] port = new int[1];
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+            if (!Files.exists(log)) {
+                return false;
+            }
+            Matcher m = READY.matcher(Files.readString(log));
+            if (m.find()) {
+                port[0] = Integer.parseInt(m.group(1));
+                return true;
+            }
+            return false;
+        });
+        return port[0];
+    }
+
+    /** Creates the three subscriptions through one instance and waits until the given instances see them. */
+    private void subscribe(Setup setup, int port, List<Integer> incarnations) {
+        Receiver r = setup.receiver();
+        setup.pathOfSubscription().put(create(port, request("tables", "[\"table\"]", "[]",
+                "[" + webhook("Webhook", r.url("/tables"), "s3cret-key") + "]", 10)), "/tables");
+        setup.pathOfSubscription().put(create(port, request("dashboards", "[\"dashboard\"]", "[]",
+                "[" + webhook("Webhook", r.url("/dashboards"), null) + "]", 10)), "/dashboards");
+        setup.pathOfSubscription().put(create(port, request("everything", "[\"all\"]", "[]",
+                "[" + webhook("Slack", r.url("/everything"), null) + "]", 10)), "/everything");
+        for (int incarnation : incarnations) {
+            int p = ready(setup, incarnation);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> setup.pathOfSubscription().keySet().stream()
+                    .allMatch(id -> call(p, "GET", "/api/v1/events/subscriptions/" + id, null).status() == 200));
+        }
+    }
+
+    private void produce(Setup setup, int events) {
+        List<ChangeEvent> list = new ArrayList<>(events);
+        for (int i = 0; i < events; i++) {
+            String entityId = UUID.nameUUIDFromBytes(("chaos-entity-" + (i % 500)).getBytes()).toString();
+            String type = i % 2 == 0 ? "table" : "dashboard";
+            list.add(AlertTestSupport.event(ChangeEvent.ENTITY_UPDATED, type, entityId, "svc.db." + type + i));
+        }
+        AlertTestSupport.produce(broker, setup.catalog().changes().name(), list);
+    }
+
+    private static long distinctPairs(Receiver receiver) {
+        return receiver.all().stream().map(h -> h.path() + " " + h.idempotencyKey()).distinct().count();
+    }
+
+    private record Report(int deliveries, int duplicates) {
+    }
+
+    /**
+     * Every pair received at least once; every webhook request of an event carries that event's one key (Slack
+     * bodies do not carry the event id, so their pair is the key itself); counts duplicates.
+     */
+    private static Report check(Receiver receiver, Setup setup, int events) {
+        List<Receiver.Hit> hits = receiver.all();
+        Map<String, String> subscriptionOfPath = new HashMap<>();
+        setup.pathOfSubscription().forEach((id, path) -> subscriptionOfPath.put(path, id));
+        Set<String> seen = new HashSet<>();
+        int duplicates = 0;
+        for (Receiver.Hit h : hits) {
+            String prefix = subscriptionOfPath.get(h.path()) + ":";
+            assertTrue(h.idempotencyKey().startsWith(prefix), h.path() + " got key " + h.idempotencyKey());
+            if (h.body() != null && h.body().has("id")) {
+                assertEquals(prefix + h.body().get("id").asText(), h.idempotencyKey(),
+                        "a request carries its own event's key");
+            }
+            if (!seen.add(h.path() + " " + h.idempotencyKey())) {
+                duplicates++;
+            }
+        }
+        assertEquals(events * 2, seen.size(), "every (subscription, event) pair received at least once");
+        assertEquals(events / 2, seen.stream().filter(p -> p.startsWith("/tables ")).count());
+        assertEquals(events / 2, seen.stream().filter(p -> p.startsWith("/dashboards ")).count());
+        assertEquals(events, seen.stream().filter(p -> p.startsWith("/everything ")).count());
+        return new Report(hits.size(), duplicates);
+    }
+
+    private static void stop(List<Process> workers) throws InterruptedException {
+        workers.forEach(Process::destroy);
+        for (Process w : workers) {
+            if (!w.waitFor(40, TimeUnit.SECONDS)) {
+                w.destroyForcibly();
+            }
+        }
+    }
+}
