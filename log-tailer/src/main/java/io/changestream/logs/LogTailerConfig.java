@@ -29,6 +29,7 @@ import java.util.Set;
  * @param idleTimeout          {@code http.idleTimeoutSeconds} (60): a connection with no I/O is closed
  * @param authTokens           {@code auth.tokens}: bearer tokens accepted (comma-separated; required)
  * @param storageRoot          {@code storage.root}: root of {@code <fqn>/<runId>/logs.txt} (optional)
+ * @param watchStorage         {@code storage.watch} (true): poll a run at once when its directory changes (inotify)
  * @param serviceUrl           {@code pipelineService.url}: the pipeline service's chunked log API (optional)
  * @param serviceTimeout       {@code pipelineService.timeoutMillis} (5000)
  * @param serviceToken         {@code pipelineService.token}: bearer token for the service (optional)
@@ -54,6 +55,7 @@ public record LogTailerConfig(
         Duration idleTimeout,
         List<String> authTokens,
         Path storageRoot,
+        boolean watchStorage,
         URI serviceUrl,
         Duration serviceTimeout,
         String serviceToken,
@@ -149,6 +151,7 @@ public record LogTailerConfig(
                 Duration.ofSeconds(s.longValue("http.idleTimeoutSeconds", 60)),
                 s.list("auth.tokens"),
                 storage.isBlank() ? null : Path.of(storage),
+                s.bool("storage.watch", true),
                 service.isBlank() ? null : URI.create(service),
                 Duration.ofMillis(s.longValue("pipelineService.timeoutMillis", 5000)),
                 token.isBlank() ? null : token,
@@ -206,6 +209,14 @@ public record LogTailerConfig(
             String v = string(key, "");
             return v.isBlank() ? List.of() : Arrays.stream(v.split(",")).map(String::trim)
                     .filter(x -> !x.isEmpty()).toList();
+        }
+
+        boolean bool(String key, boolean fallback) {
+            String v = string(key, Boolean.toString(fallback)).toLowerCase(Locale.ROOT);
+            if (!v.equals("true") && !v.equals("false")) {
+                throw new IllegalArgumentException(key + " must be true or false, was '" + v + "'");
+            }
+            return Boolean.parseBoolean(v);
         }
 
         int integer(String key, int fallback) {

@@ -1,5 +1,6 @@
 package io.changestream.logs;
 
+import io.changestream.logs.engine.ChangeWatch;
 import io.changestream.logs.engine.ChunkPublisher;
 import io.changestream.logs.engine.LogMetrics;
 import io.changestream.logs.engine.Replayer;
@@ -13,6 +14,7 @@ import io.changestream.logs.kafka.KafkaChunkPublisher;
 import io.changestream.logs.kafka.KafkaReplayer;
 import io.changestream.logs.kafka.KafkaViews;
 import io.changestream.logs.source.SourceResolver;
+import io.changestream.logs.source.StorageWatcher;
 import io.changestream.topics.TopicCatalog;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -82,7 +84,16 @@ public final class LogTailerServer implements AutoCloseable {
         ThreadPoolExecutor replays = new ThreadPoolExecutor(config.replayThreads(), config.replayThreads(), 30,
                 TimeUnit.SECONDS, new ArrayBlockingQueue<>(config.replayQueue()), named("log-tailer-replay"));
         closeables.add(0, replays::shutdownNow);
-        manager = new TailerManager(config.stream(), Ticker.SYSTEM, states, publisher, replayer, replays, metrics);
+        ChangeWatch changes = ChangeWatch.NONE;
+        if (config.storageRoot() != null && config.watchStorage()) {
+            StorageWatcher watcher = watcher();
+            if (watcher != null) {
+                closeables.add(0, watcher);
+                changes = watcher;
+            }
+        }
+        manager = new TailerManager(config.stream(), Ticker.SYSTEM, states, publisher, replayer, replays, changes,
+                metrics);
         closeables.add(0, manager);
         SourceResolver sources = new SourceResolver(config.storageRoot(), config.serviceUrl(),
                 config.serviceTimeout(), config.serviceToken());
@@ -163,6 +174,15 @@ public final class LogTailerServer implements AutoCloseable {
             }
         }
         registry.close();
+    }
+
+    private static StorageWatcher watcher() {
+        try {
+            return new StorageWatcher();
+        } catch (IOException e) {
+            LOG.warn("cannot watch the storage root ({}); tailers poll only", e.toString());
+            return null;
+        }
     }
 
     private static byte[] resource(String name) {

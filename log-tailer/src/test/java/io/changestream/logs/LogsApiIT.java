@@ -106,6 +106,17 @@ class LogsApiIT {
     }
 
     @Test
+    void anAppendReachesViewersAtOnceWithoutWaitingForThePoll() throws Exception {
+        start(Map.of("stream.pollSeconds", "60"));
+        Path log = run("svc.pipe", "r1");
+        try (SseClient client = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN, true)) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.manager().metrics().polls() >= 1);
+            append(log, "now\n");
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.text().equals("now\n"));
+        }
+    }
+
+    @Test
     void browserStyleRequestAndPipelineGivenByIdAndResumeFromCursor() throws Exception {
         start(Map.of("pipelines.ids", "0b9f5c6e-1111-2222-3333-444455556666=svc.pipe"));
         Path log = run("svc.pipe", "scheduled__2026-11-29T09:00:00+00:00");

@@ -26,6 +26,7 @@ public final class SseBenchServer {
         p.setProperty("http.host", "127.0.0.1");
         p.setProperty("http.port", args[1]);
         p.setProperty("http.acceptQueue", "4096");
+        p.setProperty("http.maxThreads", System.getProperty("sse.maxThreads", "64"));
         p.setProperty("auth.tokens", "bench");
         p.setProperty("storage.root", args[0]);
         p.setProperty("stream.pollSeconds", args[3]);

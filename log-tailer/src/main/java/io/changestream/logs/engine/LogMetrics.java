@@ -45,6 +45,8 @@ public final class LogMetrics {
     private final Counter publishFailed;
     private final Map<Refusal, Counter> refusals = new EnumMap<>(Refusal.class);
     private final Map<ReplayKind, Counter> replays = new EnumMap<>(ReplayKind.class);
+    private final Map<String, Counter> reads = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Counter> ends = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Registers the counters in {@code registry}; gauges come with {@link #gauges}. */
     public LogMetrics(MeterRegistry registry) {
@@ -97,8 +99,8 @@ public final class LogMetrics {
     }
 
     void backendRead(String source) {
-        Counter.builder("logtailer.backend.reads").description("Pages read from log backends")
-                .tag("source", source).register(registry).increment();
+        reads.computeIfAbsent(source, s -> Counter.builder("logtailer.backend.reads")
+                .description("Pages read from log backends").tag("source", s).register(registry)).increment();
     }
 
     void backendError(boolean fatal) {
@@ -119,8 +121,8 @@ public final class LogMetrics {
     }
 
     void streamEnded(String reason) {
-        Counter.builder("logtailer.stream.ends").description("Tailers ended, by reason")
-                .tag("reason", reason).register(registry).increment();
+        ends.computeIfAbsent(reason, r -> Counter.builder("logtailer.stream.ends")
+                .description("Tailers ended, by reason").tag("reason", r).register(registry)).increment();
     }
 
     /** Counts one chunk produced to log-chunks. */

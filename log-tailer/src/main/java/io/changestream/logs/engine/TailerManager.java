@@ -41,15 +41,38 @@ public final class TailerManager implements AutoCloseable {
     record RunKey(String source, String pipelineFqn, String runId) {
     }
 
-    /** A tailer and its scheduled poll. */
+    /** A tailer, its scheduled poll and its change watch. */
     private static final class Tailed {
         private RunTailer tailer;
         private ScheduledFuture<?> task;
+        private ScheduledThreadPoolExecutor scheduler;
+        private AutoCloseable watch = () -> { };
         private boolean cancelled;
+        private final java.util.concurrent.atomic.AtomicBoolean pollPending =
+                new java.util.concurrent.atomic.AtomicBoolean();
 
-        synchronized void start(ScheduledThreadPoolExecutor scheduler, long pollNanos) {
+        synchronized void start(ScheduledThreadPoolExecutor on, long pollNanos) {
             if (task == null && !cancelled) {
-                task = scheduler.scheduleWithFixedDelay(tailer::poll, 0, pollNanos, TimeUnit.NANOSECONDS);
+                scheduler = on;
+                task = on.scheduleWithFixedDelay(tailer::poll, 0, pollNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        /** A change was seen: one extra poll now, coalesced with any already queued. */
+        void pollSoon() {
+            ScheduledThreadPoolExecutor on;
+            synchronized (this) {
+                on = cancelled ? null : scheduler;
+            }
+            if (on != null && pollPending.compareAndSet(false, true)) {
+                try {
+                    on.execute(() -> {
+                        pollPending.set(false);
+                        tailer.poll();
+                    });
+                } catch (RejectedExecutionException e) {
+                    pollPending.set(false);
+                }
             }
         }
 
@@ -57,6 +80,11 @@ public final class TailerManager implements AutoCloseable {
             cancelled = true;
             if (task != null) {
                 task.cancel(false);
+            }
+            try {
+                watch.close();
+            } catch (Exception e) {
+                LOG.debug("closing a change watch: {}", e.toString());
             }
         }
     }
@@ -67,6 +95,7 @@ public final class TailerManager implements AutoCloseable {
     private final ChunkPublisher publisher;
     private final Replayer replayer;
     private final Executor replayExecutor;
+    private final ChangeWatch changes;
     private final LogMetrics metrics;
     private final ScheduledThreadPoolExecutor scheduler;
     private final ScheduledThreadPoolExecutor heartbeats;
@@ -79,15 +108,17 @@ public final class TailerManager implements AutoCloseable {
      * A manager; starts the poll scheduler and the heartbeat thread.
      *
      * @param replayExecutor runs Kafka replays (bounded; a rejected replay is served as truncated)
+     * @param changes        wakes a tailer when its source's directory changes ({@link ChangeWatch#NONE}: never)
      */
     public TailerManager(StreamSettings settings, Ticker ticker, RunStateView states, ChunkPublisher publisher,
-                         Replayer replayer, Executor replayExecutor, LogMetrics metrics) {
+                         Replayer replayer, Executor replayExecutor, ChangeWatch changes, LogMetrics metrics) {
         this.settings = settings;
         this.ticker = ticker;
         this.states = states;
         this.publisher = publisher;
         this.replayer = replayer;
         this.replayExecutor = replayExecutor;
+        this.changes = changes;
         this.metrics = metrics;
         this.scheduler = new ScheduledThreadPoolExecutor(settings.pollThreads(), daemon("log-tailer-poll"));
         this.scheduler.setRemoveOnCancelPolicy(true);
@@ -207,6 +238,7 @@ public final class TailerManager implements AutoCloseable {
                     runs.remove(key, tailed);
                     tailed.cancel();
                 });
+        source.watchDirectory().ifPresent(dir -> tailed.watch = changes.watch(dir, tailed::pollSoon));
         return tailed;
     }
 

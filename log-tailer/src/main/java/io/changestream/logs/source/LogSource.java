@@ -25,6 +25,11 @@ public interface LogSource extends AutoCloseable {
      */
     Page read(String cursor, int maxLines, long maxBytes) throws IOException;
 
+    /** The directory whose changes mean new content, when the backend can be watched (storage); else empty. */
+    default java.util.Optional<java.nio.file.Path> watchDirectory() {
+        return java.util.Optional.empty();
+    }
+
     /** Releases what the source keeps open (a file handle); reading again reopens it. Idempotent. */
     @Override
     default void close() {

@@ -53,6 +53,11 @@ public final class StorageLogSource implements LogSource {
     }
 
     @Override
+    public java.util.Optional<Path> watchDirectory() {
+        return java.util.Optional.of(runDir);
+    }
+
+    @Override
     public String startCursor() {
         return "0";
     }

@@ -19,7 +19,7 @@ class TailerManagerTest {
         StreamSettings settings = new StreamSettings(Duration.ofMillis(20), 1000, 20, 1 << 20, 32 << 20, 3600, 300,
                 10, 60, 10, 256 << 10, 4 << 20, runs, connections, 25);
         manager = new TailerManager(settings, new FakeClock(), RunStateView.NONE, ChunkPublisher.NONE, Replayer.NONE,
-                Runnable::run, metrics);
+                Runnable::run, ChangeWatch.NONE, metrics);
         return manager;
     }
 
