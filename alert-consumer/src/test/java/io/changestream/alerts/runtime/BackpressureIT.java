@@ -57,6 +57,59 @@ class BackpressureIT {
         }
     }
 
+    @Test
+    void aParkedOldestOffsetPausesThePartitionAtTheInFlightLimitAndResumesWhenItIsDone() throws Exception {
+        String topic = RuntimeTestSupport.unique("inflight");
+        String group = RuntimeTestSupport.unique("inflight-group");
+        int records = 500;
+        broker.createTopic(topic, 1);
+        RuntimeTestSupport.produceKeyed(broker, topic, records, 50);
+        Set<Long> processed = ConcurrentHashMap.newKeySet();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).maxInFlightPerPartition(100)
+                .kafka("max.poll.records", 20).build();
+        try (ConsumerRuntime<String, String> runtime = RuntimeTestSupport.runtime(config, event -> {
+            if (event.offset() == 0 && event.attempt() == 1) {
+                return Outcome.retryAfter(Duration.ofSeconds(2), "holds the commit back");
+            }
+            processed.add(event.offset());
+            return Outcome.success();
+        }).build().start()) {
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtime.status().partitions().stream()
+                    .anyMatch(p -> p.pauseReasons().contains("IN_FLIGHT_LIMIT")));
+            RuntimeStatus.PartitionStatus stuck = runtime.status().partitions().get(0);
+            assertEquals(0L, stuck.oldestInFlight().getAsLong(), "the status names the offset holding it back");
+            assertEquals(1, runtime.status().parkedKeyCount());
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> processed.size() == records);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                    RuntimeTestSupport.committed(broker, group).values().stream().mapToLong(Long::longValue).sum()
+                            == records);
+        }
+    }
+
+    @Test
+    void aFullDelayQueuePausesEveryPartitionUntilRetriesDrain() throws Exception {
+        String topic = RuntimeTestSupport.unique("delayfull");
+        String group = RuntimeTestSupport.unique("delayfull-group");
+        int records = 300;
+        broker.createTopic(topic, 2);
+        RuntimeTestSupport.produceKeyed(broker, topic, records, 300);
+        Set<Long> processed = ConcurrentHashMap.newKeySet();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).delayQueueCapacity(10)
+                .kafka("max.poll.records", 10).build();
+        try (ConsumerRuntime<String, String> runtime = RuntimeTestSupport.runtime(config, event -> {
+            if (event.attempt() == 1) {
+                return Outcome.retryAfter(Duration.ofMillis(200), "every event waits once");
+            }
+            processed.add(event.partition() * 100_000L + event.offset());
+            return Outcome.success();
+        }).build().start()) {
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtime.status().partitions().stream()
+                    .anyMatch(p -> p.pauseReasons().contains("DELAY_QUEUE_FULL")));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> processed.size() == records);
+            assertEquals(0, runtime.status().delayQueueSize());
+        }
+    }
+
     private static double meter(SimpleMeterRegistry registry, String kind) {
         return registry.get("changestream.runtime.rebalance.partitions").tag("kind", kind).counter().count();
     }

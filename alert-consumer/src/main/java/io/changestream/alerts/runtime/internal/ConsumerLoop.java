@@ -247,11 +247,9 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         List<TopicPartition> resume = new ArrayList<>();
         for (OwnedPartition p : owned.values()) {
             boolean was = p.paused();
-            int inFlight = stateManager.inFlightCount(p.topicPartition);
             p.reason(PauseReason.LANE_FULL, held.containsKey(p.topicPartition));
             p.reason(PauseReason.DELAY_QUEUE_FULL, delayQueueFull);
-            p.reason(PauseReason.IN_FLIGHT_LIMIT, p.has(PauseReason.IN_FLIGHT_LIMIT)
-                    ? inFlight >= inFlightLimit * RESUME_FRACTION : inFlight >= inFlightLimit);
+            p.reason(PauseReason.IN_FLIGHT_LIMIT, inFlightFull(p, inFlightLimit));
             boolean now = p.reason(PauseReason.CLOSING, closing);
             if (now && !was) {
                 pause.add(p.topicPartition);
@@ -265,6 +263,18 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         if (!resume.isEmpty()) {
             consumer.resume(resume);
         }
+    }
+
+    /**
+     * Whether {@code p} has too many offsets in flight (with hysteresis). Asks the StateManager only when the bound
+     * known without it (taken in since the last committable position read) could reach the limit.
+     */
+    private boolean inFlightFull(OwnedPartition p, int limit) {
+        double threshold = p.has(PauseReason.IN_FLIGHT_LIMIT) ? limit * RESUME_FRACTION : limit;
+        if (p.firstTracked < 0 || p.endOfTaken() - Math.max(p.firstTracked, p.lastCommittable) < threshold) {
+            return false;
+        }
+        return stateManager.inFlightCount(p.topicPartition) >= threshold;
     }
 
     private void maybeCommit() {
@@ -303,6 +313,9 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (OwnedPartition p : partitions) {
             OptionalLong position = stateManager.committable(p.topicPartition);
+            if (position.isPresent()) {
+                p.lastCommittable = position.getAsLong();
+            }
             long already = Math.max(p.committed, commitRequested.getOrDefault(p.topicPartition, -1L));
             if (position.isPresent() && position.getAsLong() > already) {
                 offsets.put(p.topicPartition, new OffsetAndMetadata(position.getAsLong()));

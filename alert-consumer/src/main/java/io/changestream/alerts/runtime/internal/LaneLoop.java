@@ -197,7 +197,7 @@ final class LaneLoop<K, V> {
             finished(item);
             return true;
         }
-        Chain<K, V> c = parked.get(item.routingKey);
+        Chain<K, V> c = parked.isEmpty() ? null : parked.get(item.routingKey);
         if (c != null) {
             c.items.addLast(item);
             c.size = c.items.size();

@@ -18,6 +18,8 @@ final class OwnedPartition {
     volatile long committed = -1;
     /** Consumer thread: first offset taken in during this assignment, -1 before the first. */
     long firstTracked = -1;
+    /** Consumer thread: the committable position last read (at the last commit), -1 before. */
+    long lastCommittable = -1;
     /** Highest offset taken in during this assignment, -1 before the first. */
     volatile long highestTracked = -1;
     /** Records between the position and the log end, as the consumer last saw it; -1 while unknown. */
