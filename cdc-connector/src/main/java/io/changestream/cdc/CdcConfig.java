@@ -108,7 +108,8 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
     /**
      * The source database.
      *
-     * @param kind     {@code postgres} or {@code mariadb} (also for MySQL-compatible servers the MariaDB connector reads)
+     * @param kind     {@code postgres} or {@code mariadb} (also for MySQL-compatible servers the MariaDB connector
+     *                 reads)
      * @param host     host name ({@code database.host}, default localhost)
      * @param port     port ({@code database.port}, default 5432 / 3306)
      * @param name     database ({@code database.name}, required)
@@ -182,7 +183,8 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
      * @param slotName             Postgres replication slot ({@code postgres.slot.name}, changestream_cdc)
      * @param publicationName      Postgres publication, created for the captured tables only
      *                             ({@code postgres.publication.name}, changestream_cdc)
-     * @param slotDropOnStop       drop the slot on a graceful stop: tests only ({@code postgres.slot.drop.on.stop}, false)
+     * @param slotDropOnStop       drop the slot on a graceful stop: tests only
+     *                             ({@code postgres.slot.drop.on.stop}, false)
      * @param slotMaxRetries       attempts to take a slot another reader holds before the engine restarts
      *                             ({@code postgres.slot.max.retries}, 6)
      * @param slotRetryDelayMs     between those attempts ({@code postgres.slot.retry.delay.ms}, 1000)

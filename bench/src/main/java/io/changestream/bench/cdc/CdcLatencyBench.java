@@ -211,9 +211,9 @@ public final class CdcLatencyBench {
     private String report(int rate, int seconds, int inserted, double actualRate, Measured cdc, Measured poll10,
                           Measured poll1) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%ncdc-latency: %d rows, target %d rows/s for %d s, achieved %.0f rows/s (one row per "
-                + "transaction, PostgreSQL synchronous_commit=on), after %d s of unmeasured warm-up%n", inserted, rate,
-                seconds, actualRate, WARMUP_SECONDS));
+        out.append(String.format(Locale.ROOT, "%ncdc-latency: %d rows, target %d rows/s for %d s, achieved %.0f "
+                + "rows/s (one row per transaction, PostgreSQL synchronous_commit=on), after %d s of unmeasured "
+                + "warm-up%n", inserted, rate, seconds, actualRate, WARMUP_SECONDS));
         out.append(String.format(Locale.ROOT, "%-36s %8s %10s %10s %10s%n", "reader", "rows", "p50 ms", "p99 ms",
                 "max ms"));
         for (Measured m : List.of(cdc, poll1, poll10)) {

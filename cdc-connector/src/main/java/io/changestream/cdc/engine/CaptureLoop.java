@@ -166,7 +166,8 @@ public final class CaptureLoop implements AutoCloseable {
     }
 
     private void runEngineOnce() {
-        DebeziumEngine<RecordChangeEvent<SourceRecord>> built = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+        DebeziumEngine<RecordChangeEvent<SourceRecord>> built = DebeziumEngine
+                .create(ChangeEventFormat.of(Connect.class))
                 .using(DebeziumProperties.of(config))
                 .using((boolean success, String message, Throwable error) -> {
                     if (!success) {

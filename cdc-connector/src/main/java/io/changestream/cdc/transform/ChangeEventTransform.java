@@ -1,5 +1,6 @@
 package io.changestream.cdc.transform;
 
+import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.ConnectRecord;
@@ -111,7 +112,8 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
         Object lsn = field(source, "lsn");
         if (lsn instanceof Number n) {
             long value = n.longValue();
-            return Long.toHexString(value >>> 32).toUpperCase() + "/" + Long.toHexString(value & 0xFFFFFFFFL).toUpperCase();
+            return Long.toHexString(value >>> 32).toUpperCase(Locale.ROOT) + "/"
+                    + Long.toHexString(value & 0xFFFFFFFFL).toUpperCase(Locale.ROOT);
         }
         Object file = field(source, "file");
         if (file != null) {

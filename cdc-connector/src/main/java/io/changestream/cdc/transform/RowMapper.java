@@ -52,7 +52,8 @@ public final class RowMapper {
 
     private Mapping mapChangeEvent(CapturedRow row) {
         if (!row.isInsert()) {
-            return Mapping.skipped(Outcome.IGNORED, "change_event " + operationName(row) + " (retention) is not an event");
+            return Mapping.skipped(Outcome.IGNORED,
+                    "change_event " + operationName(row) + " (retention) is not an event");
         }
         ObjectNode json;
         try {
@@ -165,7 +166,8 @@ public final class RowMapper {
                     : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
         }
         if (!(node instanceof ObjectNode object)) {
-            throw new Rejected("json column is a JSON " + node.getNodeType().name().toLowerCase() + ", not an object");
+            throw new Rejected("json column is a JSON "
+                    + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
         }
         return object;
     }

@@ -55,8 +55,9 @@ final class ConnectorProcess implements AutoCloseable {
                 properties.store(writer, "cdc-connector child process " + name);
             }
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process process = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "-cp", System.getProperty("java.class.path"), CdcMain.class.getName(), config.toString()))
+            Process process = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), CdcMain.class.getName(),
+                    config.toString()))
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(name + ".log").toFile()))
                     .start();
@@ -68,22 +69,19 @@ final class ConnectorProcess implements AutoCloseable {
 
     /** True when {@code /health/ready} answers 200. */
     boolean ready() {
-        try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return answers200("/health/ready");
     }
 
     /** True when {@code /health/live} answers 200 (the process runs and serves HTTP). */
     boolean live() {
+        return answers200("/health/live");
+    }
+
+    private boolean answers200(String path) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/live"))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(2)).build();
+            return HTTP.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Failover against one real PostgreSQL, the connector as child JVMs. Standby: the replication slot admits one reader;
- * the standby retries it and takes over within seconds of a SIGKILL. Crash safety: 10,000 rows inserted while the connector (a child JVM) is SIGKILLed twice and restarted. Every row's
+ * the standby retries it and takes over within seconds of a SIGKILL. Crash safety: 10,000 rows inserted while the
+ * connector (a child JVM) is SIGKILLed twice and restarted. Every row's
  * event id must reach {@code changes}, per-entity order must hold (after dropping repeats by event id), repeats must
  * carry the same source offset, and the last instance must stop on SIGTERM with exit 0 within 10 s.
  */

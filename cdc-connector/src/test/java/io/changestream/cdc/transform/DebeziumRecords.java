@@ -34,7 +34,8 @@ final class DebeziumRecords {
         return envelope("cs-cdc.public.change_event", CHANGE_EVENT_ROW, source, op, row, commitMs + 5);
     }
 
-    static SourceRecord mariaChangeEvent(int offset, String json, String file, long pos, int rowInEvent, long commitMs) {
+    static SourceRecord mariaChangeEvent(int offset, String json, String file, long pos, int rowInEvent,
+                                         long commitMs) {
         Struct source = new Struct(MARIADB_SOURCE).put("db", "platform").put("table", "change_event")
                 .put("ts_ms", commitMs).put("file", file).put("pos", pos).put("row", rowInEvent);
         Struct row = new Struct(CHANGE_EVENT_ROW).put("offset", offset).put("json", json);
