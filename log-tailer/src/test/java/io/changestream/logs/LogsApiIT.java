@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.logs.engine.TailerManager;
+import io.changestream.logs.source.FakePipelineService;
 import io.changestream.topics.model.LogStreamEvent;
 import io.changestream.topics.model.LogStreamEvent.EventType;
 import java.net.URI;
@@ -113,6 +114,26 @@ class LogsApiIT {
             await().atMost(Duration.ofSeconds(5)).until(() -> server.manager().metrics().polls() >= 1);
             append(log, "now\n");
             await().atMost(Duration.ofSeconds(5)).until(() -> client.text().equals("now\n"));
+        }
+    }
+
+    @Test
+    void aRunNotInStorageIsStreamedFromThePipelineService() throws Exception {
+        try (FakePipelineService service = new FakePipelineService()) {
+            start(Map.of("pipelineService.url", service.base().toString()));
+            Path stored = run("svc.pipe", "r1");
+            append(stored, "from storage\n");
+            service.append("from the service\n");
+            try (SseClient fromService = SseClient.open(http, uri(BASE + "svc.pipe/stream/scheduled__1"),
+                    TestConfigs.TOKEN, true);
+                 SseClient fromStorage = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN,
+                         true)) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> fromService.text().equals("from the service\n"));
+                assertEquals("0:17", fromService.last().after());
+                await().atMost(Duration.ofSeconds(10)).until(() -> fromStorage.text().equals("from storage\n"));
+                service.append("more\n");
+                await().atMost(Duration.ofSeconds(10)).until(() -> fromService.text().endsWith("service\nmore\n"));
+            }
         }
     }
 

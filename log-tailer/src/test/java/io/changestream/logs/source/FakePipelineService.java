@@ -16,24 +16,27 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A real local HTTP server behaving like an Airflow-style chunked log API for one run: chunk i → content and total;
  * an index at or past total → 400. Records every chunk index asked for.
  */
-final class FakePipelineService implements AutoCloseable {
+public final class FakePipelineService implements AutoCloseable {
 
     final List<StringBuilder> chunks = new ArrayList<>();
     final List<Integer> asked = new CopyOnWriteArrayList<>();
     volatile int failWith;
     private final HttpServer server;
 
-    FakePipelineService() throws IOException {
+    /** Starts the server on a free port. */
+    public FakePipelineService() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/api/pipelines/svc.pipe/runs/scheduled__1/logs", this::handle);
         server.start();
     }
 
-    URI base() {
+    /** The base URL to configure as {@code pipelineService.url}. */
+    public URI base() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/api");
     }
 
-    synchronized void append(String text) {
+    /** Appends to the last chunk (creating the first). */
+    public synchronized void append(String text) {
         if (chunks.isEmpty()) {
             chunks.add(new StringBuilder());
         }
