@@ -1,6 +1,7 @@
 package io.changestream.logs;
 
 import io.changestream.logs.engine.StreamSettings;
+import io.changestream.logs.source.PathNames;
 import java.io.IOException;
 import java.io.Reader;
 import java.math.BigDecimal;
@@ -88,6 +89,14 @@ public record LogTailerConfig(
         require(serviceTimeout != null && serviceTimeout.toMillis() > 0, "pipelineService.timeoutMillis must be > 0");
         pipelineIds = Map.copyOf(pipelineIds == null ? Map.of() : pipelineIds);
         knownPipelines = Set.copyOf(knownPipelines == null ? Set.of() : knownPipelines);
+        for (String fqn : pipelineIds.values()) {
+            String problem = PathNames.problem("pipelines.ids fqn", fqn);
+            require(problem == null, problem);
+        }
+        for (String fqn : knownPipelines) {
+            String problem = PathNames.problem("pipelines.known fqn", fqn);
+            require(problem == null, problem);
+        }
         require(kafkaNamespace != null, "kafka.namespace must not be null");
         require(kafkaStateDir != null, "kafka.stateDir must be set");
         require(instanceId != null && instanceId.matches("[A-Za-z0-9._-]+"),
