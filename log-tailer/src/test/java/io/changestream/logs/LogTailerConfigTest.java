@@ -64,4 +64,12 @@ class LogTailerConfigTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> LogTailerConfig.from(noBackend, Map.of()))
                 .getMessage().contains("storage.root"));
     }
+
+    @Test
+    void theExampleConfigLoads() throws Exception {
+        LogTailerConfig config = LogTailerConfig.load(java.nio.file.Path.of("log-tailer.example.properties"));
+        assertEquals(8590, config.httpPort());
+        assertTrue(config.kafkaEnabled());
+        assertTrue(config.watchStorage());
+    }
 }
