@@ -99,7 +99,9 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
 
     private void finishClose(RuntimeState from, CloseMode mode, long deadline) {
         try {
-            if (from != RuntimeState.NEW && !engine.close(mode, deadline)) {
+            if (from == RuntimeState.NEW) {
+                engine.discard();
+            } else if (!engine.close(mode, deadline)) {
                 LOG.warn("consumer runtime of group {}: a consumer thread did not stop in time", config.groupId());
             }
         } catch (InterruptedException e) {

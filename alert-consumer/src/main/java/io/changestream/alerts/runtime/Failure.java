@@ -29,6 +29,11 @@ public record Failure(Kind kind, String reason, Throwable cause, int attempts) {
         /** {@link RuntimeConfig#maxAttempts()} attempts were retried or thrown retriably. */
         RETRIES_EXHAUSTED,
         /** An attempt ran past {@link RuntimeConfig#processingTimeout()}; timeouts are not retried. */
-        TIMED_OUT
+        TIMED_OUT,
+        /**
+         * The record could not be deserialized: the event carries its coordinates, headers and timestamp, with a
+         * null key and value; the cause is Kafka's {@code RecordDeserializationException} (which holds the bytes).
+         */
+        NOT_DESERIALIZABLE
     }
 }

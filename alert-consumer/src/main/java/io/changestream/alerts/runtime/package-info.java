@@ -35,6 +35,9 @@
  *       not-before instant (not an attempt); {@code fail}, a non-retriable exception, exhausted retries or an attempt
  *       past {@link io.changestream.alerts.runtime.RuntimeConfig#processingTimeout()} (interrupted, its lane gets a
  *       new thread, never retried) → the {@link io.changestream.alerts.runtime.FailureHandler}, then done.</li>
+ *   <li>A record that does not deserialize does not stop its partition: it goes to the failure handler with a
+ *       null key and value ({@link io.changestream.alerts.runtime.Failure.Kind#NOT_DESERIALIZABLE}) and the
+ *       consumer moves past it.</li>
  *   <li>While a key is parked, its later events wait behind it and other keys go on: per-key order holds across
  *       retries. A <b>timer thread</b> hands parked keys back to their lanes when due.</li>
  *   <li>Done offsets are committed by each consumer thread every

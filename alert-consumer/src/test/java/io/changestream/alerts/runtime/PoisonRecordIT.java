@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,6 +17,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -126,6 +130,35 @@ class PoisonRecordIT {
         assertEquals(Failure.Kind.TIMED_OUT, failed.get(0).failure().kind());
         assertEquals(50, failed.get(0).event().offset());
         assertEquals(1, hangAttempts.get(), "timeouts are not retried");
+    }
+
+    @Test
+    void aRecordThatDoesNotDeserializeGoesToTheFailureHandlerAndThePartitionMovesOn() throws Exception {
+        String topic = topicWith("corrupt");
+        String group = RuntimeTestSupport.unique("unreadable-group");
+        List<Failed> failed = new CopyOnWriteArrayList<>();
+        AtomicInteger succeeded = new AtomicInteger();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(2).build();
+        try (ConsumerRuntime<String, String> runtime = ConsumerRuntime.builder(config, StringDeserializer::new,
+                        () -> (Deserializer<String>) (t, data) -> {
+                            String value = new String(data, StandardCharsets.UTF_8);
+                            if (value.equals("corrupt")) {
+                                throw new SerializationException("not JSON");
+                            }
+                            return value;
+                        }, (Event<String, String> event) -> {
+                            succeeded.incrementAndGet();
+                            return Outcome.success();
+                        })
+                .failureHandler((event, failure) -> failed.add(new Failed(event, failure))).build().start()) {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> RuntimeTestSupport.committed(broker, group)
+                    .equals(Map.of(new TopicPartition(topic, 0), 200L)));
+            assertEquals(RuntimeState.RUNNING, runtime.state(), "one bad record does not stop the consumer");
+        }
+        assertEquals(199, succeeded.get());
+        assertEquals(1, failed.size());
+        assertEquals(Failure.Kind.NOT_DESERIALIZABLE, failed.get(0).failure().kind());
+        assertEquals(50, failed.get(0).event().offset());
     }
 
     private static void awaitIgnoringInterrupts(CountDownLatch latch) {

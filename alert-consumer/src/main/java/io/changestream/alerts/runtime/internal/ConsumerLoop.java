@@ -2,6 +2,7 @@ package io.changestream.alerts.runtime.internal;
 
 import io.changestream.alerts.runtime.CloseMode;
 import io.changestream.alerts.runtime.Event;
+import io.changestream.alerts.runtime.Failure;
 import io.changestream.alerts.runtime.KeyFunction;
 import io.changestream.alerts.runtime.PartitionListener;
 import io.changestream.alerts.runtime.RuntimeConfig;
@@ -31,6 +32,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RecordDeserializationException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -132,7 +136,8 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 LOG.warn("{}: final revoke failed", name, e);
             }
             try {
-                consumer.close(Duration.ofMillis(Math.max(0, closeDeadlineMillis - clock.millis())));
+                long left = closeMode == null ? config.revokeTimeout().toMillis() : closeDeadlineMillis - clock.millis();
+                consumer.close(Duration.ofMillis(Math.max(0, left)));
             } catch (RuntimeException e) {
                 LOG.warn("{}: closing the consumer failed (healthy={})", name, healthy, e);
             }
@@ -152,7 +157,37 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             maybeCommit();
         } catch (WakeupException e) {
             // requestClose: the caller's loop condition decides
+        } catch (RecordDeserializationException e) {
+            takeUnreadable(e);
         }
+    }
+
+    /**
+     * A record that does not deserialize would stop the partition forever: it is taken in like any record, handed to
+     * the failure handler (kind NOT_DESERIALIZABLE, null key and value) through an unkeyed lane slot, and the
+     * consumer moves past it.
+     */
+    private void takeUnreadable(RecordDeserializationException e) {
+        TopicPartition tp = e.topicPartition();
+        OwnedPartition p = owned.get(tp);
+        LOG.warn("{}: {}@{} does not deserialize; handing it to the failure handler: {}", name, tp, e.offset(),
+                e.getMessage());
+        consumer.seek(tp, e.offset() + 1);
+        if (p == null) {
+            return;
+        }
+        stateManager.track(tp, e.offset());
+        if (p.firstTracked < 0) {
+            p.firstTracked = e.offset();
+        }
+        p.highestTracked = e.offset();
+        Event<K, V> event = new Event<>(tp.topic(), tp.partition(), e.offset(), null, null,
+                e.headers() == null ? new RecordHeaders() : e.headers(), e.timestamp(),
+                e.timestampType() == null ? TimestampType.NO_TIMESTAMP_TYPE : e.timestampType(), 1);
+        Object key = new Unkeyed(tp, e.offset());
+        WorkItem<K, V> item = new WorkItem<>(event, p, key, assigner.acquire(key), System.nanoTime());
+        item.failure = new Failure(Failure.Kind.NOT_DESERIALIZABLE, String.valueOf(e.getMessage()), e, 1);
+        held.computeIfAbsent(tp, t -> new ArrayDeque<>()).addLast(item);
     }
 
     /** Close mode DRAIN: everything paused; route what is held and wait until all taken-in events are done. */
@@ -194,7 +229,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 first = first < 0 ? last : first;
                 Event<K, V> event = new Event<>(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.headers(),
                         r.timestamp(), r.timestampType(), 1);
-                Object key = keyFunction.routingKey(event);
+                Object key = routingKey(event);
                 if (key == null) {
                     key = new Unkeyed(tp, r.offset());
                 }
@@ -221,6 +256,17 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 held.computeIfAbsent(item.partition.topicPartition, tp -> new ArrayDeque<>()).addLast(item);
             }
             batch.clear();
+        }
+    }
+
+    /** The key function's answer; one that throws leaves the event unkeyed rather than stopping the consumer. */
+    private Object routingKey(Event<K, V> event) {
+        try {
+            return keyFunction.routingKey(event);
+        } catch (RuntimeException e) {
+            LOG.warn("{}: key function failed on {}; processing it unordered: {}", name, event.coordinates(),
+                    e.toString());
+            return null;
         }
     }
 

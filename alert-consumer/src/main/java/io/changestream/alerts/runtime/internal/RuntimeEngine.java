@@ -151,6 +151,11 @@ public final class RuntimeEngine<K, V> {
         return stopped;
     }
 
+    /** For a runtime closed before it started: removes the meters registered at construction. */
+    public void discard() {
+        metrics.close();
+    }
+
     /** Any thread: the current reading, with at most {@code parkedKeyLimit} parked keys listed. */
     public RuntimeStatus status(RuntimeState state, int parkedKeyLimit) {
         List<RuntimeStatus.PartitionStatus> partitions = new ArrayList<>();
