@@ -163,6 +163,20 @@ public final class DevStack implements AutoCloseable {
         return file;
     }
 
+    /** Each service's {@code /metrics} URL by service name. */
+    public Map<String, String> metricsUrls() {
+        Map<String, String> urls = new java.util.LinkedHashMap<>();
+        urls.put("cdc-connector", "http://127.0.0.1:" + cdc.httpPort() + "/metrics");
+        urls.put("alert-consumer", alertsUrl() + "/metrics");
+        urls.put("log-tailer", logsUrl() + "/metrics");
+        return urls;
+    }
+
+    /** The data directory. */
+    public Path dataDir() {
+        return settings.dataDir().toAbsolutePath();
+    }
+
     /** The alert service's base URL. */
     public String alertsUrl() {
         return "http://127.0.0.1:" + alerts.httpPort();

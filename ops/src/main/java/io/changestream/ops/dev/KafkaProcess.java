@@ -28,11 +28,13 @@ public final class KafkaProcess implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaProcess.class);
 
     private final Process process;
+    private final Path log;
     private final int port;
     private final Duration stopTimeout;
 
-    private KafkaProcess(Process process, int port, Duration stopTimeout) {
+    private KafkaProcess(Process process, Path log, int port, Duration stopTimeout) {
         this.process = process;
+        this.log = log;
         this.port = port;
         this.stopTimeout = stopTimeout;
     }
@@ -55,9 +57,10 @@ public final class KafkaProcess implements AutoCloseable {
                 LOG.info("formatted the Kafka log directory {} (cluster {})", logs, clusterId);
             }
             List<String> command = java("kafka.Kafka", config.toString());
+            Path log = dir.resolve("broker.log");
             Process process = new ProcessBuilder(command).directory(dir.toFile())
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("broker.log").toFile()).start();
-            KafkaProcess broker = new KafkaProcess(process, port, stopTimeout);
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            KafkaProcess broker = new KafkaProcess(process, log, port, stopTimeout);
             broker.awaitPort(startTimeout);
             return broker;
         } catch (IOException e) {
@@ -74,8 +77,8 @@ public final class KafkaProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (!process.isAlive()) {
-                throw new OpsException("the Kafka broker exited with " + process.exitValue()
-                        + " during start; see broker.log in the data directory");
+                throw new OpsException("the Kafka broker exited with " + process.exitValue() + " during start ("
+                        + log + "): " + tail(log));
             }
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -93,6 +96,16 @@ public final class KafkaProcess implements AutoCloseable {
                 close();
                 throw new OpsException("interrupted while the Kafka broker started", e);
             }
+        }
+    }
+
+    /** The last lines of the broker's log, for a failure message. */
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException e) {
+            return "(log unreadable: " + e.getMessage() + ")";
         }
     }
 

@@ -6,11 +6,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -27,7 +31,8 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * The bounded checks of {@code dev --smoke}: change events were captured into the {@code changes} topic, the demo
  * subscription's alerts arrived at the demo webhook sink, and a demo pipeline run's log stream, read over SSE from
- * the start, ends with a {@code complete} event. Run by the launching
+ * the start, ends with a {@code complete} event; every service's {@code /metrics} answers with HELP text for every
+ * family (each scrape is kept in {@code <data-dir>/smoke/}). Run by the launching
  * thread; the SSE read happens on one helper thread so the whole check stays within its deadline.
  */
 public final class SmokeCheck {
@@ -89,10 +94,47 @@ public final class SmokeCheck {
             }
             Thread.sleep(200);
         }
+        String metrics = checkMetrics(remaining(deadline));
+        if (!metrics.isEmpty()) {
+            return new Result(false, metrics);
+        }
         return new Result(true, captured + " change events captured from " + stack.writer().eventsWritten()
                 + " inserted; log stream of run " + runId + " completed after " + logEvents + " log events ("
                 + last + "); " + stack.webhook().received() + " alerts delivered to the webhook sink ("
                 + stack.webhook().repeated() + " repeated Idempotency-Keys)");
+    }
+
+    /**
+     * Scrapes every service's {@code /metrics}, keeps each scrape in {@code <data-dir>/smoke/<service>.prom} (for
+     * {@code promtool check metrics} and CI artifacts) and checks every metric family has HELP text.
+     *
+     * @return empty when all passed, else why not
+     */
+    private String checkMetrics(Duration within) throws InterruptedException {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        Path dir = stack.dataDir().resolve("smoke");
+        for (Map.Entry<String, String> service : stack.metricsUrls().entrySet()) {
+            try {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(service.getValue()))
+                        .timeout(within).GET().build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    return service.getKey() + " /metrics answered " + r.statusCode();
+                }
+                Files.createDirectories(dir);
+                Files.writeString(dir.resolve(service.getKey() + ".prom"), r.body());
+                Set<String> help = new HashSet<>();
+                for (String line : r.body().split("\n")) {
+                    if (line.startsWith("# HELP ")) {
+                        help.add(line.split(" ")[2]);
+                    } else if (line.startsWith("# TYPE ") && !help.contains(line.split(" ")[2])) {
+                        return service.getKey() + " /metrics: " + line.split(" ")[2] + " has no HELP text";
+                    }
+                }
+            } catch (IOException e) {
+                return service.getKey() + " /metrics failed: " + e.getMessage();
+            }
+        }
+        return "";
     }
 
     private static Duration remaining(long deadline) {
