@@ -55,6 +55,13 @@ class CdcConfigTest {
     }
 
     @Test
+    void theShippedExampleConfigIsValid() {
+        CdcConfig config = CdcConfig.load(Path.of("cdc.example.properties"), Map.of("CS_CDC_DATABASE_PASSWORD", "x"));
+        assertEquals("openmetadata_db", config.database().name());
+        assertEquals(2, config.transform().maskPointers().size());
+    }
+
+    @Test
     void neverIsAnAliasOfNoData() {
         Map<String, String> s = minimal();
         s.put("snapshot.mode", "never");
