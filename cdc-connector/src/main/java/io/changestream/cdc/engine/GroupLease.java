@@ -40,6 +40,7 @@ final class GroupLease implements AutoCloseable {
     private final Condition changed = lock.newCondition();
     private volatile boolean held;
     private volatile boolean running = true;
+    private volatile boolean started;
 
     GroupLease(String bootstrapServers, String topic, String groupId, int sessionTimeoutMs, long pollIntervalMs,
                Runnable onLost) {
@@ -60,6 +61,7 @@ final class GroupLease implements AutoCloseable {
     }
 
     void start() {
+        started = true;
         thread.start();
     }
 
@@ -142,6 +144,12 @@ final class GroupLease implements AutoCloseable {
     /** Leaves the group (the lease passes at once to a standby) and joins the lease thread, at most 10 s. */
     @Override
     public void close() {
+        if (!started) {
+            // never started: the consumer is ours to close here (idempotent)
+            running = false;
+            consumer.close(Duration.ZERO);
+            return;
+        }
         if (!running && !thread.isAlive()) {
             return;
         }
