@@ -251,6 +251,23 @@ class LogsApiIT {
                 return server.manager().metrics().droppedViewers() == 1;
             });
             await().atMost(Duration.ofSeconds(5)).until(() -> server.manager().activeConnections() == 0);
+            // the server closed the socket at once (idle timeout is 600 s here): reading reaches its end
+            stalled.setSoTimeout(10_000);
+            assertTrue(readsToTheEnd(stalled.getInputStream()));
+        }
+    }
+
+    private static boolean readsToTheEnd(java.io.InputStream in) {
+        byte[] buffer = new byte[65536];
+        try {
+            while (in.read(buffer) >= 0) {
+                // drain what was sent before the close
+            }
+            return true;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (java.io.IOException e) {
+            return true;
         }
     }
 }

@@ -11,6 +11,8 @@ import io.changestream.logs.source.Page;
 import io.changestream.logs.source.PathNames;
 import io.changestream.logs.source.SourceResolver;
 import jakarta.servlet.AsyncContext;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.Connection;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -38,6 +40,7 @@ public final class LogsApiServlet extends HttpServlet {
     /** The servlet's path prefix. */
     public static final String PATH = "/api/v1/services/ingestionPipelines/logs";
     private static final long serialVersionUID = 1L;
+    private static final int HTTP_2 = 20;
 
     private final transient BearerAuth auth;
     private final transient PipelineRegistry registry;
@@ -92,7 +95,7 @@ public final class LogsApiServlet extends HttpServlet {
         AsyncContext async = req.startAsync();
         async.setTimeout(0);
         resp.flushBuffer();
-        ServletSink sink = new ServletSink(async);
+        ServletSink sink = new ServletSink(async, closer(req));
         StreamSettings settings = manager.settings();
         Viewer viewer = new Viewer(runId, sink, settings.maxPendingBytesPerClient(), manager.metrics());
         sink.start(viewer);
@@ -164,6 +167,16 @@ public final class LogsApiServlet extends HttpServlet {
             cursor = page.cursorAfter();
         }
         out.flush();
+    }
+
+    /** Closes this request's HTTP/1 connection at once (SSE runs over HTTP/1; HTTP/2 streams are left alone). */
+    private static Runnable closer(HttpServletRequest req) {
+        ServletContextRequest jetty = ServletContextRequest.getServletContextRequest(req);
+        if (jetty == null || jetty.getConnectionMetaData().getHttpVersion().getVersion() >= HTTP_2) {
+            return () -> { };
+        }
+        Connection connection = jetty.getConnectionMetaData().getConnection();
+        return () -> connection.getEndPoint().close();
     }
 
     private static String firstProblem(String fqn, String runId) {

@@ -29,9 +29,17 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
     private boolean completed;
     private boolean needsFlush;
     private volatile Viewer viewer;
+    private final Runnable hardClose;
 
-    ServletSink(AsyncContext async) throws IOException {
+    /**
+     * A sink on an async response.
+     *
+     * @param hardClose closes the connection at once (a dropped viewer must not keep its socket and its unsent
+     *                  bytes until the idle timeout)
+     */
+    ServletSink(AsyncContext async, Runnable hardClose) throws IOException {
         this.async = async;
+        this.hardClose = hardClose;
         this.out = async.getResponse().getOutputStream();
         async.addListener(this);
     }
@@ -74,6 +82,7 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
             pending = 0;
             closing = true;
         }
+        hardClose.run();
         complete();
     }
 
