@@ -334,7 +334,8 @@ public record RuntimeConfig(
         }
 
         public RuntimeConfig build() {
-            return new RuntimeConfig(topics, kafka, consumerThreads, lanes, keyAssignment, laneCapacity, delayQueueCapacity,
+            return new RuntimeConfig(topics, kafka, consumerThreads, lanes, keyAssignment, laneCapacity,
+                    delayQueueCapacity,
                     maxInFlightPerPartition, maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, jitter,
                     processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout);
         }

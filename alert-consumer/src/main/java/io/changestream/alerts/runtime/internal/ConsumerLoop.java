@@ -84,7 +84,8 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
 
     ConsumerLoop(String name, org.apache.kafka.clients.consumer.Consumer<K, V> consumer, RuntimeConfig config,
                  StateManager<TopicPartition> stateManager, List<LaneLoop<K, V>> lanes, KeyFunction<K, V> keyFunction,
-                 LaneAssigner assigner, DelayScheduler delays, RuntimeMetrics metrics, Clock clock, PartitionListener partitionListener,
+                 LaneAssigner assigner, DelayScheduler delays, RuntimeMetrics metrics, Clock clock,
+                 PartitionListener partitionListener,
                  Consumer<Throwable> onFatal) {
         this.name = name;
         this.consumer = consumer;
@@ -136,7 +137,8 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 LOG.warn("{}: final revoke failed", name, e);
             }
             try {
-                long left = closeMode == null ? config.revokeTimeout().toMillis() : closeDeadlineMillis - clock.millis();
+                long left = closeMode == null
+                        ? config.revokeTimeout().toMillis() : closeDeadlineMillis - clock.millis();
                 consumer.close(Duration.ofMillis(Math.max(0, left)));
             } catch (RuntimeException e) {
                 LOG.warn("{}: closing the consumer failed (healthy={})", name, healthy, e);

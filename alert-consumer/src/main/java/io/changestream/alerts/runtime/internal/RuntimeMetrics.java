@@ -57,11 +57,15 @@ final class RuntimeMetrics {
         dropped = counter(RuntimeMeter.DROPPED, Tags.empty());
         timedOutThreads = counter(RuntimeMeter.TIMED_OUT_THREADS, Tags.empty());
         for (Outcome o : Outcome.values()) {
-            processing.put(o, timer(RuntimeMeter.PROCESSING_TIME, Tags.of("outcome", o.name().toLowerCase(Locale.ROOT))));
+            processing.put(o, timer(RuntimeMeter.PROCESSING_TIME, Tags.of("outcome", lower(o))));
         }
         for (Failure.Kind k : Failure.Kind.values()) {
-            finalFailures.put(k, counter(RuntimeMeter.FINAL_FAILURES, Tags.of("kind", k.name().toLowerCase(Locale.ROOT))));
+            finalFailures.put(k, counter(RuntimeMeter.FINAL_FAILURES, Tags.of("kind", lower(k))));
         }
+    }
+
+    private static String lower(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT);
     }
 
     Timer processing(Outcome outcome) {
