@@ -138,7 +138,8 @@ public final class SseBenchClient {
         row("fan-out latency p50 / p99 / max (ms)", pct[0] + " / " + pct[1] + " / " + pct[2], "p99 <= 200");
         row("lines received in window", Long.toString(client.linesReceived.get()),
                 "~ runs x viewers/run x seconds");
-        row("backend reads per run per tick", fmt(readsPerTick), "1");
+        row("backend reads per run per tick (mean / max in one tick, last minutes)", fmt(readsPerTick) + " / "
+                + (long) after[2], "1");
         row("server heap after GC (MB) / threads", heapMb + " / " + threads, "<= 1024");
         row("server CPU in window (cores) / host load average", fmt((cpuAfter - cpuBefore) / 1000.0 / seconds)
                 + " / " + load + " on " + Runtime.getRuntime().availableProcessors() + " cores", "-");
@@ -322,10 +323,12 @@ public final class SseBenchClient {
         return out;
     }
 
-    /** {@code [backend reads, polls]} from the server's /metrics. */
+    /** {@code [backend reads, polls, max reads in one recent poll]} from the server's /metrics. */
     private double[] serverCounters() throws IOException {
         String metrics = get(URI.create("http://127.0.0.1:" + port + "/metrics"));
-        return new double[] {sum(metrics, "logtailer_backend_reads_total"), sum(metrics, "logtailer_polls_total")};
+        // one summary: its _sum (reads) and _count (polls) are taken together, unlike two separate counters
+        return new double[] {sum(metrics, "logtailer_poll_reads_sum"), sum(metrics, "logtailer_poll_reads_count"),
+            sum(metrics, "logtailer_poll_reads_max")};
     }
 
     private static double sum(String metrics, String name) {

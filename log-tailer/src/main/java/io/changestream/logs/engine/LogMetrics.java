@@ -18,6 +18,7 @@ import java.util.function.Supplier;
  * <tr><td>logtailer_active_connections</td><td>-</td></tr>
  * <tr><td>logtailer_sent_bytes_total</td><td>-</td></tr>
  * <tr><td>logtailer_polls_total</td><td>-</td></tr>
+ * <tr><td>logtailer_poll_reads (summary: _count, _sum, _max)</td><td>-</td></tr>
  * <tr><td>logtailer_backend_reads_total</td><td>source</td></tr>
  * <tr><td>logtailer_backend_errors_total</td><td>kind = transient|fatal</td></tr>
  * <tr><td>logtailer_refusals_total</td><td>reason</td></tr>
@@ -38,6 +39,7 @@ public final class LogMetrics {
     private final MeterRegistry registry;
     private final Counter sentBytes;
     private final Counter polls;
+    private final io.micrometer.core.instrument.DistributionSummary pollReads;
     private final Counter transientErrors;
     private final Counter fatalErrors;
     private final Counter dropped;
@@ -54,6 +56,9 @@ public final class LogMetrics {
         sentBytes = Counter.builder("logtailer.sent.bytes").description("UTF-8 bytes handed to viewer connections")
                 .register(registry);
         polls = Counter.builder("logtailer.polls").description("Polls of run tailers (ticks)").register(registry);
+        pollReads = io.micrometer.core.instrument.DistributionSummary.builder("logtailer.poll.reads")
+                .description("Backend reads per poll of a run (1 unless catching up on a backlog)")
+                .register(registry);
         transientErrors = errors("transient");
         fatalErrors = errors("fatal");
         dropped = Counter.builder("logtailer.dropped.viewers")
@@ -94,8 +99,9 @@ public final class LogMetrics {
         sentBytes.increment(bytes);
     }
 
-    void poll() {
+    void poll(int reads) {
         polls.increment();
+        pollReads.record(reads);
     }
 
     void backendRead(String source) {

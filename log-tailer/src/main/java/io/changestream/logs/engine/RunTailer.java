@@ -219,39 +219,56 @@ public final class RunTailer {
     }
 
     private long drain() {
-        metrics.poll();
         long bytes = 0;
-        for (int read = 0; read < settings.maxReadsPerTick(); read++) {
-            Page page;
-            try {
-                page = source.read(cursor, settings.linesPerRead(), settings.maxBytesPerTick() - bytes);
-            } catch (IOException e) {
-                metrics.backendError(false);
-                LOG.debug("no log content for {}/{} on this poll: {}", pipelineFqn, runId, e.toString());
-                break;
-            } finally {
-                metrics.backendRead(source.kind());
+        int reads = 0;
+        try {
+            boolean again = true;
+            while (again && reads < settings.maxReadsPerTick()) {
+                reads++;
+                Page page = readPage(settings.maxBytesPerTick() - bytes);
+                if (page == null) {
+                    break;
+                }
+                bytes += apply(page);
+                again = page.more() && bytes < settings.maxBytesPerTick() && !terminated;
             }
-            if (page.restarted()) {
-                buffer.clear();
-                bufferBytes = 0;
-                bufferStart = page.cursorBefore();
-                restartPending = true;
-            }
-            if (!page.cursorAfter().equals(page.cursorBefore()) || !page.isEmpty()) {
-                long size = page.bytes();
-                publish(new Chunk(page.cursorBefore(), page.cursorAfter(), page.text(), size));
-                bytes += size;
-            }
-            if (!page.more() || bytes >= settings.maxBytesPerTick() || terminated) {
-                break;
-            }
+        } finally {
+            metrics.poll(reads);
         }
         if (bytes > 0) {
             streamedBytes += bytes;
             lastContentAt = ticker.nanos();
         }
         return bytes;
+    }
+
+    /** One backend read; null after a transient failure (the stream goes on, the tick ends). */
+    private Page readPage(long byteBudget) {
+        try {
+            return source.read(cursor, settings.linesPerRead(), byteBudget);
+        } catch (IOException e) {
+            metrics.backendError(false);
+            LOG.debug("no log content for {}/{} on this poll: {}", pipelineFqn, runId, e.toString());
+            return null;
+        } finally {
+            metrics.backendRead(source.kind());
+        }
+    }
+
+    /** Takes a page in: buffer, publish, fan out. Returns its UTF-8 size. */
+    private long apply(Page page) {
+        if (page.restarted()) {
+            buffer.clear();
+            bufferBytes = 0;
+            bufferStart = page.cursorBefore();
+            restartPending = true;
+        }
+        if (page.cursorAfter().equals(page.cursorBefore()) && page.isEmpty()) {
+            return 0;
+        }
+        long size = page.bytes();
+        publish(new Chunk(page.cursorBefore(), page.cursorAfter(), page.text(), size));
+        return size;
     }
 
     private void publish(Chunk chunk) {

@@ -353,6 +353,8 @@ class RunTailerTest {
         tailer.poll();
         assertEquals("60", tailer.cursor());
         assertEquals(6, sink.events().size());
+        assertEquals(3.0, metrics.registry().get("logtailer.poll.reads").summary().max());
+        assertEquals(6.0, metrics.registry().get("logtailer.poll.reads").summary().totalAmount());
     }
 
     @Test
