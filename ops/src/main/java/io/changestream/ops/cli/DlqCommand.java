@@ -7,40 +7,18 @@ import io.changestream.topics.TopicCatalog;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code changestream dlq list|replay}: dead-lettered alerts. */
 @Command(name = "dlq", mixinStandardHelpOptions = true,
         description = "Inspect dead-lettered alerts (alert-dlq) and replay them through the normal path.",
         subcommands = {DlqCommand.ListCommand.class, DlqCommand.Replay.class})
-final class DlqCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, replay");
-    }
+final class DlqCommand extends ParentCommand {
 
     /** Options both subcommands share. */
-    abstract static class DlqSubcommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        KafkaOptions kafka;
-
-        @Option(names = "--namespace", defaultValue = TopicCatalog.DEFAULT_NAMESPACE,
-                description = "Topic name prefix (default ${DEFAULT-VALUE}).")
-        String namespace;
+    abstract static class DlqSubcommand extends NamespacedCommand {
 
         @Option(names = "--since", paramLabel = "yyyy-MM-ddTHH:mm:ss.SSS[XXX]|DURATION",
                 description = "Only dead letters written at/after this time (a datetime as in offsets reset, or an "

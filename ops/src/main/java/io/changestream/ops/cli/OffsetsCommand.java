@@ -21,15 +21,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "offsets", mixinStandardHelpOptions = true,
         description = "Describe a consumer group's offsets and lag, or reset them (kafka-consumer-groups semantics).",
         subcommands = {OffsetsCommand.Describe.class, OffsetsCommand.Reset.class})
-final class OffsetsCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: describe, reset");
-    }
+final class OffsetsCommand extends ParentCommand {
 
     /** {@code offsets describe --group G}. */
     @Command(name = "describe", mixinStandardHelpOptions = true,

@@ -15,15 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "subscriptions", mixinStandardHelpOptions = true,
         description = "Create/update subscriptions from the platform's CreateEventSubscription JSON files, or list them.",
         subcommands = {SubscriptionsCommand.Apply.class, SubscriptionsCommand.ListCommand.class})
-final class SubscriptionsCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: apply, list");
-    }
+final class SubscriptionsCommand extends ParentCommand {
 
     /** The admin API options both subcommands share. */
     abstract static class ApiCommand implements Callable<Integer> {

@@ -10,40 +10,18 @@ import io.changestream.topics.admin.ProvisioningReport;
 import io.changestream.topics.admin.TopicProvisioner;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code changestream topics apply|describe}: the topic catalog on a cluster. */
 @Command(name = "topics", mixinStandardHelpOptions = true,
         description = "Provision changestream's topic catalog on a cluster, or compare the cluster with it.",
         subcommands = {TopicsCommand.Apply.class, TopicsCommand.Describe.class})
-final class TopicsCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: apply, describe");
-    }
+final class TopicsCommand extends ParentCommand {
 
     /** The catalog options both subcommands share. */
-    abstract static class CatalogCommand implements Callable<Integer> {
-
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        KafkaOptions kafka;
-
-        @Option(names = "--namespace", defaultValue = TopicCatalog.DEFAULT_NAMESPACE,
-                description = "Topic name prefix (default ${DEFAULT-VALUE}).")
-        String namespace;
+    abstract static class CatalogCommand extends NamespacedCommand {
 
         @Option(names = "--replication-factor", defaultValue = "3",
                 description = "Replication factor of every topic (default ${DEFAULT-VALUE}; 1 for a single broker).")
