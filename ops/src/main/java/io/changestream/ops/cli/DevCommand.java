@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
 /** {@code changestream dev}: the whole stack on this machine, no Docker. */
 @Command(name = "dev", mixinStandardHelpOptions = true,
         description = {"Run the embedded stack: a KRaft Kafka broker, PostgreSQL with logical decoding, the topics, "
-                + "cdc-connector and log-tailer, a demo writer of change events and pipeline runs with logs, and a "
-                + "demo webhook sink that prints what it receives.",
+                + "cdc-connector, alert-consumer (with a demo subscription) and log-tailer, a demo writer of change "
+                + "events and pipeline runs with logs, and a demo webhook sink that prints what it receives.",
                 "Ctrl-C stops everything cleanly; state stays in --data-dir. --smoke runs the checks and exits 0/1."})
 final class DevCommand implements Callable<Integer> {
 
@@ -72,8 +72,8 @@ final class DevCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     Duration stopTimeout;
 
-    @Option(names = "--smoke", description = "Run bounded: check that change events were captured and a log stream "
-            + "completed, then stop; exit 0 when they did, 1 otherwise.")
+    @Option(names = "--smoke", description = "Run bounded: check that change events were captured, alerts reached "
+            + "the webhook sink, a log stream completed and every /metrics has HELP text; then stop; exit 0 or 1.")
     boolean smoke;
 
     @Option(names = "--smoke-timeout", defaultValue = "PT120S", description = "Bound on the smoke checks (default "
