@@ -65,6 +65,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private final Clock clock;
     private final JsonSerde<DeliveryRecord> serde = Serdes.deliveryRecord();
     private final Map<TopicPartition, LedgerWindow> windows = new ConcurrentHashMap<>();
+    private final Map<String, Counter> writes = new ConcurrentHashMap<>();
     private final ExecutorService rebuilder;
     private final Timer writeTimer;
     private final Timer rebuildTimer;
@@ -134,8 +135,8 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
                     + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
         }
         writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-        Counter.builder("changestream.alert.ledger.writes").description("Ledger records acked, by status")
-                .tag("status", status).register(meters).increment();
+        writes.computeIfAbsent(status, s -> Counter.builder("changestream.alert.ledger.writes")
+                .description("Ledger records acked, by status").tag("status", s).register(meters)).increment();
     }
 
     /**

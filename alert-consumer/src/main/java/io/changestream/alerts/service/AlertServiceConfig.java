@@ -41,7 +41,7 @@ import java.util.function.Function;
  *   <li>{@code topics.namespace} [cs.] — topic name prefix; {@code group.id} [changestream-alerts]</li>
  *   <li>{@code http.host} [0.0.0.0], {@code http.port} [8080; 0 = any free port]</li>
  *   <li>{@code admin.bearerToken} (required, ≥ 16 characters), {@code admin.user} [admin]</li>
- *   <li>{@code runtime.*} — the consumer runtime ({@link RuntimeConfig}: lanes, laneCapacity, maxAttempts [100 here:
+ *   <li>{@code runtime.*} — the consumer runtime ({@link RuntimeConfig}: lanes [64 here], laneCapacity, maxAttempts [100 here:
  *       each subscription's {@code retries} decides first], initialBackoff, maxBackoff, processingTimeout [120 s
  *       here], commitInterval, revokeTimeout, closeTimeout…) and {@code runtime.kafka.*} consumer properties</li>
  *   <li>{@code ledger.ackTimeout} [10 s], {@code ledger.rebuildClockSkew} [10 s], {@code ledger.rebuildMaxRecords}
@@ -77,6 +77,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
     public static final String ENV_PREFIX = "ALERTS_";
     /** The service's default for {@code runtime.maxAttempts}: subscriptions' {@code retries} decide first. */
     public static final int DEFAULT_MAX_ATTEMPTS = 100;
+    /**
+     * The service's default for {@code runtime.lanes}: a lane is latency-bound (each event waits for its receiver's
+     * answer and its ledger ack), so more lanes than the runtime's generic 16 keep up with 1,000 events/s.
+     */
+    public static final int DEFAULT_LANES = 64;
     /** The service's default for {@code runtime.processingTimeout}: several destinations at 10 + 12 s each. */
     public static final Duration DEFAULT_PROCESSING_TIMEOUT = Duration.ofSeconds(120);
 
@@ -191,6 +196,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         runtime.put(RuntimeConfig.PREFIX + "kafka.group.id", groupId);
         runtime.putIfAbsent(RuntimeConfig.PREFIX + "kafka.auto.offset.reset", "earliest");
         runtime.putIfAbsent(RuntimeConfig.PREFIX + "maxAttempts", Integer.toString(DEFAULT_MAX_ATTEMPTS));
+        runtime.putIfAbsent(RuntimeConfig.PREFIX + "lanes", Integer.toString(DEFAULT_LANES));
         runtime.putIfAbsent(RuntimeConfig.PREFIX + "processingTimeout", DEFAULT_PROCESSING_TIMEOUT.toString());
 
         LedgerSettings ledger = new LedgerSettings(catalog.alertLedger().name(), groupId,

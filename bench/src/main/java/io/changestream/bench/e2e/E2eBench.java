@@ -1,0 +1,410 @@
+package io.changestream.bench.e2e;
+
+import com.sun.net.httpserver.HttpServer;
+import io.changestream.alerts.service.AlertService;
+import io.changestream.alerts.service.AlertServiceConfig;
+import io.changestream.cdc.CdcConfig;
+import io.changestream.cdc.CdcConnector;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.PostgresDatabase;
+import io.changestream.topics.CatalogTopic;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.admin.TopicProvisioner;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * Rows inserted into the platform's {@code change_event} table at a fixed rate (each its own commit) travel through
+ * the cdc-connector, {@code changes} and the alert service to a local webhook receiver; commit → received latency
+ * p50/p99, throughput, duplicates and lost rows are measured. In the same run a poller modelled on the platform reads
+ * {@code change_event} every 10 s (all new rows each time: the poll design's best case) and posts them to the same
+ * receiver. Everything runs in this JVM (broker, PostgreSQL, capture, alert service); the last line printed is
+ * {@code RESULT {...}}.
+ *
+ * <p>Arguments: rate (rows/s, default 1000), seconds (default 30), poll seconds of the baseline (default 10).
+ */
+public final class E2eBench {
+
+    private static final String TOKEN = "bench-token-0123456789abcdef";
+    /** Connections inserting in parallel (one commit per row each); group commit keeps up with the rate. */
+    private static final int WRITERS = 8;
+    /** Rows sent through the whole path before measuring (class loading, JIT, connections). */
+    private static final int WARM_UP_ROWS = 2_000;
+
+    private E2eBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
+        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+        int pollSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        int rows = rate * seconds;
+        String ns = "bench-e2e.";
+        Receiver receiver = new Receiver();
+        String report;
+        try (KafkaBroker broker = Brokers.start(Map.of()); PostgresDatabase pg = PostgresDatabase.start()) {
+            pg.executeResource("io/changestream/cdc/sql/postgres.sql");
+            TopicCatalog catalog = new TopicCatalog(ns).withReplicationFactor((short) 1)
+                    .withPartitions(CatalogTopic.CHANGES, 12);
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    broker.bootstrapServers()))) {
+                new TopicProvisioner(admin).provision(catalog.all());
+            }
+            try (CdcConnector cdc = new CdcConnector(CdcConfig.fromMap(cdcSettings(pg, broker, ns))).start();
+                 AlertService alerts = AlertService.start(AlertServiceConfig.from(alertSettings(broker, ns),
+                         Map.of()))) {
+                long deadline = System.currentTimeMillis() + 60_000;
+                while (!cdc.streaming() && System.currentTimeMillis() < deadline) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                }
+                subscribe(alerts.httpPort(), receiver.url("/alerts"));
+                warmUp(pg, receiver);
+                receiver.reset();
+                Baseline baseline = new Baseline(pg, receiver.url("/baseline"), pollSeconds);
+                baseline.start();
+                Map<String, Long> committed = insert(pg, rate, seconds);
+                long until = System.currentTimeMillis() + 60_000L + pollSeconds * 1_000L;
+                while (System.currentTimeMillis() < until
+                        && (receiver.distinct("/alerts") < rows || receiver.distinct("/baseline") < rows)) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                }
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
+                baseline.stop();
+                report = report(rate, seconds, pollSeconds, committed, receiver);
+            }
+        } finally {
+            receiver.close();
+        }
+        System.out.print(report); // after every component stopped: RESULT stays the last line
+        System.out.flush();
+        System.exit(0); // Debezium and Jetty leave non-daemon threads behind
+    }
+
+    private static Map<String, String> cdcSettings(PostgresDatabase pg, KafkaBroker broker, String ns) {
+        Map<String, String> s = new HashMap<>();
+        s.put("database.kind", "postgres");
+        s.put("database.host", pg.host());
+        s.put("database.port", Integer.toString(pg.port()));
+        s.put("database.name", PostgresDatabase.DATABASE);
+        s.put("database.user", PostgresDatabase.USER);
+        s.put("database.password", PostgresDatabase.PASSWORD);
+        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
+        s.put("kafka.replication.factor", "1");
+        s.put("topic.namespace", ns);
+        s.put("poll.interval.ms", "10");
+        s.put("http.host", "127.0.0.1");
+        s.put("http.port", "0");
+        s.put("postgres.slot.name", "cs_bench_e2e");
+        s.put("postgres.publication.name", "cs_bench_e2e");
+        s.put("postgres.slot.drop.on.stop", "true");
+        s.put("connector.name", "cs-bench-e2e");
+        return s;
+    }
+
+    private static Map<String, String> alertSettings(KafkaBroker broker, String ns) {
+        Map<String, String> s = new HashMap<>();
+        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
+        s.put("topics.namespace", ns);
+        s.put("group.id", "bench-e2e-alerts");
+        s.put("http.host", "127.0.0.1");
+        s.put("http.port", "0");
+        s.put("admin.bearerToken", TOKEN);
+        s.put("destinations.allowPrivateAddresses", "true");
+        return s;
+    }
+
+    private static void subscribe(int port, String endpoint) throws Exception {
+        String body = """
+                {"name": "bench", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
+                 "resources": ["all"], "input": {"filters": [], "actions": []},
+                 "destinations": [{"category": "External", "type": "Webhook", "config": {"endpoint": "%s"}}]}
+                """.formatted(endpoint);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/api/v1/events/subscriptions"))
+                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 201) {
+            throw new IllegalStateException("subscription not created: " + r.statusCode() + " " + r.body());
+        }
+    }
+
+    /** A few rows first, so that class loading and connection set-up are not measured. */
+    private static void warmUp(PostgresDatabase pg, Receiver receiver) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        for (int w = 0; w < WRITERS; w++) {
+            done.add(pool.submit(() -> {
+                try (Connection c = pg.connection()) {
+                    for (int i = 0; i < WARM_UP_ROWS / WRITERS; i++) {
+                        insertRow(c, UUID.randomUUID().toString(), i);
+                    }
+                }
+                return null;
+            }));
+        }
+        for (var f : done) {
+            f.get();
+        }
+        pool.shutdown();
+        long until = System.currentTimeMillis() + 120_000;
+        while (receiver.distinct("/alerts") < WARM_UP_ROWS && System.currentTimeMillis() < until) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        try (Connection c = pg.connection(); PreparedStatement s = c.prepareStatement(
+                "SELECT max(\"offset\") FROM change_event"); ResultSet rs = s.executeQuery()) {
+            rs.next();
+            Baseline.startAfter = rs.getLong(1);
+        }
+    }
+
+    /** Inserts {@code rate} rows per second for {@code seconds} (two paced writers); returns id → commit millis. */
+    private static Map<String, Long> insert(PostgresDatabase pg, int rate, int seconds) throws Exception {
+        Map<String, Long> committed = new ConcurrentHashMap<>();
+        int writers = WRITERS;
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        long start = System.nanoTime();
+        long intervalNanos = TimeUnit.SECONDS.toNanos(1) * writers / rate;
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            done.add(pool.submit(() -> {
+                try (Connection c = pg.connection()) {
+                    int count = rate * seconds / writers;
+                    for (int i = 0; i < count; i++) {
+                        long due = start + writer * (intervalNanos / writers) + i * intervalNanos;
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                        }
+                        String id = UUID.randomUUID().toString();
+                        insertRow(c, id, i);
+                        committed.put(id, System.currentTimeMillis());
+                    }
+                }
+                return null;
+            }));
+        }
+        for (var f : done) {
+            f.get();
+        }
+        pool.shutdown();
+        double took = (System.nanoTime() - start) / 1e9;
+        System.err.printf(Locale.ROOT, "inserted %d rows in %.1f s (%.0f rows/s)%n", committed.size(), took,
+                committed.size() / took);
+        return committed;
+    }
+
+    private static void insertRow(Connection c, String id, int i) throws Exception {
+        String json = ("{\"id\":\"%s\",\"eventType\":\"entityUpdated\",\"entityType\":\"table\","
+                + "\"entityId\":\"%s\",\"entityFullyQualifiedName\":\"svc.db.schema.t%d\",\"userName\":\"bench\","
+                + "\"timestamp\":%d}").formatted(id, UUID.nameUUIDFromBytes(("e" + (i % 1000)).getBytes()), i % 1000,
+                System.currentTimeMillis());
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO change_event (json) VALUES (?::jsonb)")) {
+            s.setString(1, json);
+            s.executeUpdate();
+        }
+    }
+
+    private static String report(int rate, int seconds, int pollSeconds, Map<String, Long> committed,
+                                 Receiver receiver) {
+        Stats alerts = receiver.stats("/alerts", committed);
+        Stats baseline = receiver.stats("/baseline", committed);
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%-38s %9s %6s %6s %8s %8s %8s%n", "e2e (" + rate + " rows/s, "
+                + seconds + " s)", "delivered", "lost", "dupes", "p50 ms", "p99 ms", "max ms"));
+        out.append(alerts.line("changestream (cdc -> alert service)"));
+        List<Long> toCapture = new ArrayList<>();
+        List<Long> captureToReceived = new ArrayList<>();
+        Map<String, Long> got = receiver.first.getOrDefault("/alerts", Map.of());
+        receiver.captured.forEach((id, capturedAt) -> {
+            Long commit = committed.get(id);
+            Long at = got.get(id);
+            if (commit != null && at != null) {
+                toCapture.add(capturedAt - commit);
+                captureToReceived.add(at - capturedAt);
+            }
+        });
+        toCapture.sort(null);
+        captureToReceived.sort(null);
+        out.append(String.format(Locale.ROOT, "  of which commit -> captured p50 %d / p99 %d ms, captured -> received"
+                + " p50 %d / p99 %d ms%n", Receiver.pct(toCapture, 0.5), Receiver.pct(toCapture, 0.99),
+                Receiver.pct(captureToReceived, 0.5), Receiver.pct(captureToReceived, 0.99)));
+        out.append(baseline.line("platform poll every " + pollSeconds + " s"));
+        out.append(String.format(Locale.ROOT, "throughput %.0f deliveries/s over the insert window; p99 baseline/"
+                + "changestream %.1fx%n", alerts.delivered / (double) seconds, baseline.p99 / (double) alerts.p99));
+        out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"e2e\",\"rate\":%d,\"p50_ms\":%d,"
+                        + "\"p99_ms\":%d,\"baseline_p99_ms\":%d,\"delivered\":%d,\"duplicates\":%d,\"lost\":%d,"
+                        + "\"baseline_lost\":%d}%n", rate, alerts.p50, alerts.p99, baseline.p99, alerts.delivered,
+                alerts.duplicates, alerts.lost, baseline.lost));
+        return out.toString();
+    }
+
+    /** Latency statistics of one path. */
+    private record Stats(String path, long delivered, long lost, long duplicates, long p50, long p99, long max) {
+        String line(String label) {
+            return String.format(Locale.ROOT, "%-38s %9d %6d %6d %8d %8d %8d%n", label, delivered, lost,
+                    duplicates, p50, p99, max);
+        }
+    }
+
+    /** The platform's poll: every {@code pollSeconds}, read every new row by offset and post each one. */
+    private static final class Baseline {
+        static volatile long startAfter;
+        private final PostgresDatabase pg;
+        private final URI endpoint;
+        private final int pollSeconds;
+        private final HttpClient http = HttpClient.newHttpClient();
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        Baseline(PostgresDatabase pg, String endpoint, int pollSeconds) {
+            this.pg = pg;
+            this.endpoint = URI.create(endpoint);
+            this.pollSeconds = pollSeconds;
+            this.thread = new Thread(this::loop, "baseline-poller");
+            this.thread.setDaemon(true);
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            thread.interrupt();
+            thread.join(5_000);
+        }
+
+        private void loop() {
+            long offset = startAfter;
+            try (Connection c = pg.connection()) {
+                while (running) {
+                    LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(pollSeconds));
+                    try (PreparedStatement s = c.prepareStatement("SELECT \"offset\", json ->> 'id' FROM change_event"
+                            + " WHERE \"offset\" > ? ORDER BY \"offset\"")) {
+                        s.setLong(1, offset);
+                        try (ResultSet rs = s.executeQuery()) {
+                            while (rs.next() && running) {
+                                offset = rs.getLong(1);
+                                http.send(HttpRequest.newBuilder(endpoint).header("Idempotency-Key",
+                                                "baseline:" + rs.getString(2))
+                                        .POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                                        HttpResponse.BodyHandlers.discarding());
+                            }
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                if (running) {
+                    System.err.println("baseline poller failed: " + e);
+                }
+            }
+        }
+    }
+
+    /** The local webhook receiver: first receive time per (path, event id) and every hit. */
+    private static final class Receiver {
+        private final HttpServer server;
+        private final ExecutorService pool = Executors.newFixedThreadPool(32);
+        final Map<String, Map<String, Long>> first = new ConcurrentHashMap<>();
+        private final Map<String, AtomicLong> hits = new ConcurrentHashMap<>();
+        private static final java.util.regex.Pattern CAPTURE =
+                java.util.regex.Pattern.compile("\"captureTimeMs\":(\\d+)");
+        /** Event id → when the connector read it from the log (changestream path only). */
+        final Map<String, Long> captured = new ConcurrentHashMap<>();
+
+        Receiver() throws IOException {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+            server.setExecutor(pool);
+            server.createContext("/", exchange -> {
+                long now = System.currentTimeMillis();
+                byte[] body = exchange.getRequestBody().readAllBytes();
+                String path = exchange.getRequestURI().getPath();
+                String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+                if (key != null) {
+                    String eventId = key.substring(key.indexOf(':') + 1);
+                    java.util.regex.Matcher m = CAPTURE.matcher(new String(body,
+                            java.nio.charset.StandardCharsets.UTF_8));
+                    if (m.find()) {
+                        captured.putIfAbsent(eventId, Long.parseLong(m.group(1)));
+                    }
+                    first.computeIfAbsent(path, p -> new ConcurrentHashMap<>()).putIfAbsent(eventId, now);
+                    hits.computeIfAbsent(path, p -> new AtomicLong()).incrementAndGet();
+                }
+                exchange.sendResponseHeaders(200, -1);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+        }
+
+        long distinct(String path) {
+            return first.getOrDefault(path, Map.of()).size();
+        }
+
+        void reset() {
+            captured.clear();
+            first.clear();
+            hits.clear();
+        }
+
+        Stats stats(String path, Map<String, Long> committed) {
+            Map<String, Long> got = first.getOrDefault(path, Map.of());
+            List<Long> latencies = new ArrayList<>();
+            long lost = 0;
+            for (Map.Entry<String, Long> e : committed.entrySet()) {
+                Long at = got.get(e.getKey());
+                if (at == null) {
+                    lost++;
+                } else {
+                    latencies.add(Math.max(0, at - e.getValue()));
+                }
+            }
+            latencies.sort(null);
+            long delivered = latencies.size();
+            long duplicates = hits.getOrDefault(path, new AtomicLong()).get() - got.size();
+            return new Stats(path, delivered, lost, duplicates, pct(latencies, 0.50), pct(latencies, 0.99),
+                    latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1));
+        }
+
+        static long pct(List<Long> sorted, double q) {
+            if (sorted.isEmpty()) {
+                return -1;
+            }
+            return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(q * sorted.size()) - 1));
+        }
+
+        void close() {
+            server.stop(0);
+            pool.shutdownNow();
+        }
+    }
+}
