@@ -175,6 +175,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             }
         }
         Values v = new Values(s);
+        v.get("kafka.bootstrap.servers", Function.identity());
         Map<String, Object> kafka = new HashMap<>();
         s.forEach((k, value) -> {
             if (k.startsWith("kafka.")) {
@@ -227,7 +228,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 v.get("subscriptions.startupTimeout", Values::duration), defaults.closeTimeout());
         return new AlertServiceConfig(kafka, namespace, groupId, v.get("http.host", Function.identity()),
                 v.get("http.port", Integer::parseInt),
-                new AdminApiSettings(s.get("admin.bearerToken"), v.get("admin.user", Function.identity())),
+                new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
+                        v.get("admin.user", Function.identity())),
                 RuntimeConfig.from(runtime), ledger, destinations, subscriptions,
                 v.get("status.maxEntries", Integer::parseInt));
     }

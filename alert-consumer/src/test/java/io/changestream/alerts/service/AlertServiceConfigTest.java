@@ -1,0 +1,107 @@
+package io.changestream.alerts.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AlertServiceConfigTest {
+
+    private static Map<String, String> minimal() {
+        Map<String, String> s = new HashMap<>();
+        s.put("kafka.bootstrap.servers", "localhost:9092");
+        s.put("admin.bearerToken", "a-token-of-sixteen-chars");
+        return s;
+    }
+
+    @Test
+    void defaultsCoverEverySettingAndTheRuntimeReadsBothTopics() {
+        AlertServiceConfig c = AlertServiceConfig.from(minimal(), Map.of());
+        assertEquals("cs.", c.namespace());
+        assertEquals("changestream-alerts", c.groupId());
+        assertEquals(8080, c.httpPort());
+        assertEquals(List.of("cs.changes", "cs.pipeline-status"), c.runtime().topics());
+        assertEquals("changestream-alerts", c.runtime().groupId());
+        assertEquals(AlertServiceConfig.DEFAULT_LANES, c.runtime().lanes());
+        assertEquals(AlertServiceConfig.DEFAULT_MAX_ATTEMPTS, c.runtime().maxAttempts());
+        assertEquals("cs.alert-ledger", c.ledger().topic());
+        assertEquals(Duration.ofSeconds(10), c.ledger().rebuildClockSkew());
+        assertEquals(1_000_000, c.ledger().rebuildMaxRecords());
+        assertEquals("cs.subscriptions", c.subscriptions().topic());
+        assertEquals(null, c.destinations().smtp());
+        assertFalse(c.destinations().http().allowPrivateAddresses());
+    }
+
+    @Test
+    void environmentOverridesFileKeysAndAddsKafkaProperties(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("alerts.properties");
+        Files.writeString(file, "kafka.bootstrap.servers=file:9092\nadmin.bearerToken=file-token-0123456789\n"
+                + "ledger.rebuildMaxRecords=5000\nruntime.lanes=4\n");
+        AlertServiceConfig c = AlertServiceConfig.load(file, Map.of(
+                "ALERTS_KAFKA_BOOTSTRAP_SERVERS", "env:9092",
+                "ALERTS_ADMIN_BEARER_TOKEN", "env-token-0123456789abc",
+                "ALERTS_LEDGER_REBUILD_MAX_RECORDS", "7000",
+                "ALERTS_KAFKA_SECURITY_PROTOCOL", "SASL_SSL",
+                "ALERTS_HTTP_PORT", "0",
+                "OTHER_VARIABLE", "ignored"));
+        assertEquals("env:9092", c.kafka().get("bootstrap.servers"));
+        assertEquals("SASL_SSL", c.kafka().get("security.protocol"));
+        assertEquals("SASL_SSL", c.runtime().kafka().get("security.protocol"));
+        assertEquals("env-token-0123456789abc", c.admin().bearerToken());
+        assertEquals(7_000, c.ledger().rebuildMaxRecords());
+        assertEquals(4, c.runtime().lanes());
+        assertEquals(0, c.httpPort());
+    }
+
+    @Test
+    void badSettingsAreRefusedNamingTheSetting() {
+        Map<String, String> noToken = minimal();
+        noToken.remove("admin.bearerToken");
+        assertTrue(message(noToken).contains("admin.bearerToken"));
+        Map<String, String> unknown = minimal();
+        unknown.put("ledger.rebuildMaxRecord", "1");
+        assertTrue(message(unknown).contains("unknown setting ledger.rebuildMaxRecord"));
+        Map<String, String> badDuration = minimal();
+        badDuration.put("ledger.rebuildTimeout", "soon");
+        assertTrue(message(badDuration).contains("ledger.rebuildTimeout"));
+        Map<String, String> badPort = minimal();
+        badPort.put("http.port", "70000");
+        assertTrue(message(badPort).contains("http.port"));
+        Map<String, String> badBool = minimal();
+        badBool.put("destinations.allowPrivateAddresses", "yes");
+        assertTrue(message(badBool).contains("destinations.allowPrivateAddresses"));
+        Map<String, String> noBootstrap = minimal();
+        noBootstrap.remove("kafka.bootstrap.servers");
+        assertTrue(message(noBootstrap).contains("kafka.bootstrap.servers"));
+    }
+
+    @Test
+    void printedConfigMasksEverySecret() {
+        Map<String, String> s = minimal();
+        s.put("admin.bearerToken", "bearer-secret-0123456789");
+        s.put("kafka.sasl.jaas.config", "PlainLoginModule required password=\"jaas-secret\";");
+        s.put("kafka.ssl.truststore.password", "trust-secret");
+        s.put("smtp.host", "mail.example.com");
+        s.put("smtp.from", "alerts@example.com");
+        s.put("smtp.password", "smtp-secret");
+        String printed = AlertServiceConfig.from(s, Map.of()).toString();
+        for (String secret : List.of("bearer-secret", "jaas-secret", "trust-secret", "smtp-secret")) {
+            assertFalse(printed.contains(secret), secret + " leaked: " + printed);
+        }
+        assertTrue(printed.contains("mail.example.com"));
+    }
+
+    private static String message(Map<String, String> settings) {
+        return assertThrows(IllegalArgumentException.class, () -> AlertServiceConfig.from(settings, Map.of()))
+                .getMessage();
+    }
+}
