@@ -44,10 +44,31 @@ class FailurePathsIT {
             .withConfiguration(GreenMailConfiguration.aConfig().withUser("alerts@cs.test", "alerts", "right"));
 
     private static final String SMTP_PASSWORD = "wrong-smtp-password-never-shown";
+    private static final String WEBHOOK_SECRET = "rejected-webhook-secret-never-shown";
     private final KafkaBroker broker = Brokers.shared();
 
     @Test
     void everyFailureEndsDeliveredOnceOrDeadLetteredWithItsSource() throws Exception {
+        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+                org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logs.start();
+        root.addAppender(logs);
+        try {
+            failurePaths();
+        } finally {
+            root.detachAppender(logs);
+        }
+        String logged = logs.list.stream().map(e -> e.getFormattedMessage()
+                + (e.getThrowableProxy() == null ? "" : e.getThrowableProxy().getMessage())).reduce("", String::concat);
+        assertTrue(logs.list.size() > 0, "the service logged");
+        assertFalse(logged.contains(SMTP_PASSWORD), "the SMTP password is never logged");
+        assertFalse(logged.contains(AlertTestSupport.TOKEN), "the bearer token is never logged");
+        assertFalse(logged.contains(WEBHOOK_SECRET), "the webhook secret is never logged");
+    }
+
+    private void failurePaths() throws Exception {
         String ns = AlertTestSupport.namespace("fail");
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 4);
         AlertTestSupport.provision(broker, catalog);
@@ -67,7 +88,7 @@ class FailurePathsIT {
             String flaky = create(port, request("flaky", "[\"table\"]", "[]",
                     "[" + webhook("Webhook", receiver.url("/flaky"), null) + "]", 3));
             String rejected = create(port, request("rejected", "[\"topic\"]", "[]",
-                    "[" + webhook("Webhook", receiver.url("/rejected"), null) + "]", 3));
+                    "[" + webhook("Webhook", receiver.url("/rejected"), WEBHOOK_SECRET) + "]", 3));
             String exhausted = create(port, request("exhausted", "[\"dashboard\"]", "[]",
                     "[" + webhook("Webhook", receiver.url("/down"), null) + "]", 1));
             String badEval = create(port, request("bad-eval", "[\"pipeline\"]", """
@@ -163,6 +184,7 @@ class FailurePathsIT {
             String everything = call(port, "GET", "/api/v1/events/subscriptions", null).body()
                     + call(port, "GET", "/metrics", null, null).body() + service + AlertTestSupport.config(settings);
             assertFalse(everything.contains(SMTP_PASSWORD));
+            assertFalse(everything.contains(WEBHOOK_SECRET));
             assertFalse(everything.contains(AlertTestSupport.TOKEN));
             System.out.printf("FailurePathsIT: healthy destination got %d events in %d ms beside a black hole%n",
                     containers.size(), healthyMillis);
