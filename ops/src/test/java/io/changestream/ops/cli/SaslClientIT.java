@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import io.changestream.ops.service.StopSignal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -79,6 +80,41 @@ class SaslClientIT {
                 "--bootstrap-server", cluster.bootstrapServers(), "--command-config", file.toString());
         assertEquals(0, describe.code(), describe.err());
         assertTrue(describe.out().contains("Consumer group 'nobody'"), describe.out());
+    }
+
+    @Test
+    void theAlertServiceRunsFromTheLauncherWithKafkaPropertiesPassedThrough(@TempDir Path dir) throws Exception {
+        Map<String, String> admin = env(JaasUtils.KAFKA_PLAIN_ADMIN, JaasUtils.KAFKA_PLAIN_ADMIN_PASSWORD);
+        Cli.Result apply = Cli.run(admin, "topics", "apply", "--namespace", "saslalerts.", "--replication-factor", "1",
+                "--changes-partitions", "2");
+        assertEquals(0, apply.code(), apply.err());
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Path config = dir.resolve("alerts.properties");
+        Files.writeString(config, "kafka.bootstrap.servers=" + cluster.bootstrapServers() + "\n"
+                + "kafka.security.protocol=SASL_PLAINTEXT\nkafka.sasl.mechanism=PLAIN\n"
+                + "topics.namespace=saslalerts.\nhttp.host=127.0.0.1\nhttp.port=" + port + "\n"
+                + "group.id=sasl-alerts\nadmin.bearerToken=sasl-admin-token-0123456789\n");
+        // the JAAS secret comes from the environment, as in production
+        Map<String, String> env = Map.of("ALERTS_KAFKA_SASL_JAAS_CONFIG", admin.get("CHANGESTREAM_KAFKA_SASL_JAAS_CONFIG"));
+        StopSignal stop = StopSignal.manual();
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.util.concurrent.CompletableFuture<Integer> running = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> new Launcher(env, java.time.Clock.systemUTC(), () -> stop).run(new java.io.PrintWriter(out),
+                        new java.io.PrintWriter(new java.io.StringWriter()), "alerts", "--config", config.toString()));
+        try {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).until(
+                    () -> out.toString().contains("alert-consumer started") || running.isDone());
+            assertTrue(out.toString().contains("alert-consumer started"), out.toString());
+            Cli.Result list = Cli.run(Map.of("CHANGESTREAM_ADMIN_TOKEN", "sasl-admin-token-0123456789"),
+                    "subscriptions", "list", "--url", "http://127.0.0.1:" + port);
+            assertEquals(0, list.code(), list.err());
+        } finally {
+            stop.release();
+        }
+        assertEquals(0, running.get(60, java.util.concurrent.TimeUnit.SECONDS), out.toString());
     }
 
     @Test
