@@ -16,6 +16,13 @@ public final class Brokers {
     /** Setting that selects the broker implementation. */
     public static final String SETTING = "changestream.test.kafka";
 
+    /**
+     * How long the JVM-exit hook waits for the shared broker to stop. The test fork's own exit timeout
+     * (Surefire's {@code forkedProcessExitTimeoutInSeconds}, 30 s) must not be spent on a slow broker
+     * shutdown on a loaded machine: past this budget the exiting JVM simply drops the broker.
+     */
+    static final java.time.Duration SHUTDOWN_BUDGET = java.time.Duration.ofSeconds(10);
+
     private static KafkaBroker shared;
 
     private Brokers() {
@@ -28,7 +35,8 @@ public final class Brokers {
     public static synchronized KafkaBroker shared() {
         if (shared == null) {
             KafkaBroker broker = start(Map.of());
-            Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "testkit-kafka-stop"));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> closeWithin(broker, SHUTDOWN_BUDGET),
+                    "testkit-kafka-stop"));
             shared = broker;
         }
         return shared;
@@ -47,6 +55,17 @@ public final class Brokers {
             default:
                 throw new HarnessException("unknown " + SETTING + "='" + kind
                         + "' (expected embedded or testcontainers)");
+        }
+    }
+
+    private static void closeWithin(KafkaBroker broker, java.time.Duration budget) {
+        Thread closer = new Thread(broker::close, "testkit-kafka-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(budget.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
