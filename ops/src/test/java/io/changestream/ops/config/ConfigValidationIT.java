@@ -85,6 +85,26 @@ class ConfigValidationIT {
     }
 
     @Test
+    void composeServiceConfigsLoadWithTheirEnvironment() {
+        // the environment docker-compose.yml gives each service
+        Map<String, Map<String, String>> services = Map.of(
+                "cdc", Map.of("CS_CDC_DATABASE_PASSWORD", "postgres"),
+                "alerts", Map.of("ALERTS_ADMIN_BEARER_TOKEN", "dev-token-changestream"),
+                "logs", Map.of("LOG_TAILER_AUTH_TOKENS", "dev-token-changestream"));
+        Map<String, String> files = Map.of("cdc", "cdc.properties", "alerts", "alert-consumer.properties",
+                "logs", "log-tailer.properties");
+        services.forEach((command, env) -> {
+            java.io.StringWriter out = new java.io.StringWriter();
+            java.io.StringWriter err = new java.io.StringWriter();
+            int code = new io.changestream.ops.cli.Launcher(env, java.time.Clock.systemUTC()).run(
+                    new java.io.PrintWriter(out), new java.io.PrintWriter(err), command, "--config",
+                    ROOT.resolve("ops/compose").resolve(files.get(command)).toString(), "--print-config");
+            assertEquals(0, code, command + ": " + err);
+            assertTrue(!out.toString().contains("dev-token-changestream"), "secrets masked: " + out);
+        });
+    }
+
+    @Test
     void grafanaDashboardIsProvisionedJson() throws Exception {
         JsonNode dash = new ObjectMapper().readTree(ROOT.resolve("ops/grafana/dashboards/changestream.json").toFile());
         assertEquals("changestream-overview", dash.get("uid").asText());
