@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -116,13 +117,22 @@ public final class ConsumerBench {
             keys[i] = "entity-" + Long.toHexString(random.nextLong());
         }
         String padding = "x".repeat(160);
+        AtomicReference<Exception> failed = new AtomicReference<>();
         try (KafkaProducer<String, String> producer =
                      new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < records; i++) {
                 String key = keys[random.nextInt(KEYS)];
-                producer.send(new ProducerRecord<>(topic, key, "{\"seq\":" + i + ",\"pad\":\"" + padding + "\"}"));
+                producer.send(new ProducerRecord<>(topic, key, "{\"seq\":" + i + ",\"pad\":\"" + padding + "\"}"),
+                        (metadata, error) -> {
+                            if (error != null) {
+                                failed.compareAndSet(null, error);
+                            }
+                        });
             }
             producer.flush();
+        }
+        if (failed.get() != null) {
+            throw new IllegalStateException("pre-filling " + topic + " failed", failed.get());
         }
     }
 }
