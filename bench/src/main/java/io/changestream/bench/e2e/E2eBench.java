@@ -85,6 +85,8 @@ public final class E2eBench {
                 receiver.reset();
                 Baseline baseline = new Baseline(pg, receiver.url("/baseline"), pollSeconds);
                 baseline.start();
+                TopicProbe probe = new TopicProbe(broker.bootstrapServers(), catalog.changes().name());
+                Thread monitor = monitor(alerts.httpPort(), receiver);
                 Map<String, Long> committed = insert(pg, rate, seconds);
                 long until = System.currentTimeMillis() + 60_000L + pollSeconds * 1_000L;
                 while (System.currentTimeMillis() < until
@@ -93,7 +95,9 @@ public final class E2eBench {
                 }
                 LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
                 baseline.stop();
-                report = report(rate, seconds, pollSeconds, committed, receiver);
+                probe.close();
+                monitor.interrupt();
+                report = report(rate, seconds, pollSeconds, committed, receiver, probe.seen);
             }
         } finally {
             receiver.close();
@@ -101,6 +105,39 @@ public final class E2eBench {
         System.out.print(report); // after every component stopped: RESULT stays the last line
         System.out.flush();
         System.exit(0); // Debezium and Jetty leave non-daemon threads behind
+    }
+
+    /** Every 5 s on stderr: deliveries so far and the runtime's queues, lag and pauses (why it is behind). */
+    private static Thread monitor(int port, Receiver receiver) {
+        Thread t = new Thread(() -> {
+            HttpClient http = HttpClient.newHttpClient();
+            HttpRequest status = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/api/v1/runtime/status")).header("Authorization", "Bearer " + TOKEN).build();
+            java.util.regex.Pattern lag = java.util.regex.Pattern.compile("\"consumerLag\":(\\d+)");
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    Thread.sleep(5_000);
+                    String body = http.send(status, HttpResponse.BodyHandlers.ofString()).body();
+                    long totalLag = 0;
+                    java.util.regex.Matcher m = lag.matcher(body);
+                    while (m.find()) {
+                        totalLag += Long.parseLong(m.group(1));
+                    }
+                    System.err.printf(Locale.ROOT, "delivered %d; queued %s, consumer lag %d, paused partitions %d,"
+                                    + " events with pending deliveries %s%n", receiver.distinct("/alerts"),
+                            body.replaceAll(".*\"queuedEvents\":(\\d+).*", "$1"), totalLag,
+                            body.split("\"paused\":true", -1).length - 1,
+                            body.replaceAll(".*\"eventsWithPendingDeliveries\":(\\d+).*", "$1"));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                System.err.println("monitor stopped: " + e);
+            }
+        }, "bench-monitor");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     private static Map<String, String> cdcSettings(PostgresDatabase pg, KafkaBroker broker, String ns) {
@@ -133,6 +170,10 @@ public final class E2eBench {
         s.put("http.port", "0");
         s.put("admin.bearerToken", TOKEN);
         s.put("destinations.allowPrivateAddresses", "true");
+        String lanes = System.getenv("E2E_LANES");
+        if (lanes != null && !lanes.isBlank()) {
+            s.put("runtime.lanes", lanes);
+        }
         return s;
     }
 
@@ -229,7 +270,7 @@ public final class E2eBench {
     }
 
     private static String report(int rate, int seconds, int pollSeconds, Map<String, Long> committed,
-                                 Receiver receiver) {
+                                 Receiver receiver, Map<String, Long> onTopic) {
         Stats alerts = receiver.stats("/alerts", committed);
         Stats baseline = receiver.stats("/baseline", committed);
         StringBuilder out = new StringBuilder();
@@ -247,14 +288,27 @@ public final class E2eBench {
                 captureToReceived.add(at - capturedAt);
             }
         });
+        List<Long> toTopic = new ArrayList<>();
+        onTopic.forEach((id, seenAt) -> {
+            Long commit = committed.get(id);
+            if (commit != null) {
+                toTopic.add(seenAt - commit);
+            }
+        });
+        toTopic.sort(null);
+        long firstCommit = committed.values().stream().mapToLong(Long::longValue).min().orElse(0);
+        long lastReceived = got.values().stream().mapToLong(Long::longValue).max().orElse(firstCommit);
         toCapture.sort(null);
         captureToReceived.sort(null);
         out.append(String.format(Locale.ROOT, "  of which commit -> captured p50 %d / p99 %d ms, captured -> received"
                 + " p50 %d / p99 %d ms%n", Receiver.pct(toCapture, 0.5), Receiver.pct(toCapture, 0.99),
                 Receiver.pct(captureToReceived, 0.5), Receiver.pct(captureToReceived, 0.99)));
+        out.append(String.format(Locale.ROOT, "  commit -> readable on changes (plain consumer) p50 %d / p99 %d ms; "
+                + "alert throughput %.0f events/s (first commit to last receive)%n", Receiver.pct(toTopic, 0.5),
+                Receiver.pct(toTopic, 0.99), got.size() * 1000.0 / Math.max(1, lastReceived - firstCommit)));
         out.append(baseline.line("platform poll every " + pollSeconds + " s"));
-        out.append(String.format(Locale.ROOT, "throughput %.0f deliveries/s over the insert window; p99 baseline/"
-                + "changestream %.1fx%n", alerts.delivered / (double) seconds, baseline.p99 / (double) alerts.p99));
+        out.append(String.format(Locale.ROOT, "p99 baseline/changestream %.1fx%n",
+                baseline.p99 / (double) alerts.p99));
         out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"e2e\",\"rate\":%d,\"p50_ms\":%d,"
                         + "\"p99_ms\":%d,\"baseline_p99_ms\":%d,\"delivered\":%d,\"duplicates\":%d,\"lost\":%d,"
                         + "\"baseline_lost\":%d}%n", rate, alerts.p50, alerts.p99, baseline.p99, alerts.delivered,
@@ -267,6 +321,45 @@ public final class E2eBench {
         String line(String label) {
             return String.format(Locale.ROOT, "%-38s %9d %6d %6d %8d %8d %8d%n", label, delivered, lost,
                     duplicates, p50, p99, max);
+        }
+    }
+
+    /** A plain consumer of {@code changes}: when each event became readable on the topic. */
+    private static final class TopicProbe implements AutoCloseable {
+        private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("\"id\":\"([^\"]+)\"");
+        final Map<String, Long> seen = new ConcurrentHashMap<>();
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        TopicProbe(String bootstrap, String topic) {
+            org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
+                    new org.apache.kafka.clients.consumer.KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap,
+                            "group.id", "bench-e2e-probe", "auto.offset.reset", "latest"),
+                            new org.apache.kafka.common.serialization.StringDeserializer(),
+                            new org.apache.kafka.common.serialization.StringDeserializer());
+            consumer.subscribe(List.of(topic));
+            consumer.poll(Duration.ofSeconds(5)); // join before the measured rows
+            thread = new Thread(() -> {
+                try (consumer) {
+                    while (running) {
+                        for (var r : consumer.poll(Duration.ofMillis(100))) {
+                            long now = System.currentTimeMillis();
+                            java.util.regex.Matcher m = ID.matcher(r.value());
+                            if (m.find()) {
+                                seen.putIfAbsent(m.group(1), now);
+                            }
+                        }
+                    }
+                }
+            }, "topic-probe");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            thread.join(5_000);
         }
     }
 
