@@ -111,6 +111,11 @@ public final class ConsumerBench {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
         p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        // right after topic creation the idempotent producer can hit OutOfOrderSequenceException on this broker:
+        // one request in flight keeps the order without it
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
         SplittableRandom random = new SplittableRandom(4_2_2026);
         String[] keys = new String[KEYS];
         for (int i = 0; i < KEYS; i++) {
