@@ -28,8 +28,10 @@ final class WorkItem<K, V> {
     /** Set once the event finally failed and the failure handler has not accepted it yet. */
     Failure failure;
     int handlerAttempts;
-    volatile long startedAtMillis;
-    private volatile int state = IDLE;
+    /** Written before {@link #state} turns RUNNING and read after seeing it RUNNING: the volatile publishes it. */
+    long startedAtMillis;
+    /** IDLE (0, the default: no volatile store per new item), RUNNING or TIMED_OUT. */
+    private volatile int state;
 
     WorkItem(Event<K, V> event, OwnedPartition partition, Object routingKey, int lane, long polledAtNanos) {
         this.event = event;
