@@ -16,7 +16,9 @@ import java.util.Properties;
  * Everything the connector needs, read from a properties file and then overridden by environment variables
  * ({@code CS_CDC_DATABASE_PASSWORD} overrides {@code database.password}: prefix {@value #ENV_PREFIX}, upper case,
  * dots as underscores). Every setting, its default and its bounds are listed in cdc-connector/README.md; a bad or
- * unknown setting fails at start with a message naming it. Immutable; {@link #toString()} never shows the password.
+ * unknown setting fails at start with a message naming it; any other {@code kafka.<property>} is a Kafka client property
+ * passed to every client ({@link Kafka#client()}). Immutable; {@link #toString()} never shows the password or a secret
+ * client property.
  *
  * @param database  the source database
  * @param kafka     the target cluster
@@ -71,7 +73,8 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
                         (short) s.integer("kafka.replication.factor", 3, 1, Short.MAX_VALUE),
                         s.bool("kafka.create.topics", true),
                         s.number("kafka.ack.timeout.ms", 30_000, 1_000, 600_000),
-                        s.integer("kafka.linger.ms", 0, 0, 1_000)),
+                        s.integer("kafka.linger.ms", 0, 0, 1_000),
+                        s.remainingWithPrefix(Kafka.PREFIX)),
                 new Capture(s.string("connector.name", "changestream-cdc"),
                         s.oneOf("snapshot.mode", "no_data", "no_data", "never", "initial"),
                         s.string("postgres.slot.name", "changestream_cdc"),
@@ -160,7 +163,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
     }
 
     /**
-     * The Kafka cluster the envelopes, offsets and schema history go to.
+     * The Kafka cluster the envelopes, offsets and schema history go to, and how every client reaches it.
      *
      * @param bootstrapServers  {@code kafka.bootstrap.servers} (required)
      * @param replicationFactor of topics this connector creates ({@code kafka.replication.factor}, 3)
@@ -168,9 +171,57 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
      * @param ackTimeoutMs      how long a batch may wait for its acks before the engine restarts
      *                          ({@code kafka.ack.timeout.ms}, 30000)
      * @param lingerMs          producer {@code linger.ms} ({@code kafka.linger.ms}, 0: latency first)
+     * @param client            every other {@code kafka.<property>}: a Kafka client property ({@code security.protocol},
+     *                          {@code sasl.*}, {@code ssl.*}, …) given to every client — the producer, the topic
+     *                          admin, the lease consumer and the Debezium engine's offset store and schema history;
+     *                          the connector's own client settings (acks, idempotence, serializers, group ids) win
      */
     public record Kafka(String bootstrapServers, short replicationFactor, boolean createTopics, long ackTimeoutMs,
-                        int lingerMs) {
+                        int lingerMs, Map<String, String> client) {
+
+        /** Prefix of the Kafka settings in the config file ({@code CS_CDC_KAFKA_} in the environment). */
+        public static final String PREFIX = "kafka.";
+
+        /** Shown instead of a secret client property. */
+        public static final String MASK = "******";
+
+        public Kafka {
+            require(bootstrapServers != null && !bootstrapServers.isBlank(), "setting kafka.bootstrap.servers is required");
+            client = Map.copyOf(client == null ? Map.of() : client);
+            for (Map.Entry<String, String> e : client.entrySet()) {
+                require(e.getKey().matches("[a-z0-9][a-z0-9.-]*"), "setting " + PREFIX + e.getKey()
+                        + " is not a Kafka client property name (lower case, dots)");
+                require(e.getValue() != null, "setting " + PREFIX + e.getKey() + " has no value");
+            }
+        }
+
+        /** {@code bootstrap.servers} plus the pass-through client properties: the base of every client's config. */
+        public Map<String, Object> clientProperties() {
+            Map<String, Object> props = new HashMap<>(client);
+            props.put("bootstrap.servers", bootstrapServers);
+            return props;
+        }
+
+        /** True for a client property whose value must never be printed or logged (JAAS, passwords, keys). */
+        public static boolean isSecret(String property) {
+            String k = property.toLowerCase(Locale.ROOT);
+            return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.contains("credential")
+                    || k.endsWith(".key") || k.endsWith("token");
+        }
+
+        /** The pass-through properties with secrets masked, in key order. */
+        public Map<String, String> maskedClient() {
+            Map<String, String> out = new java.util.TreeMap<>();
+            client.forEach((k, v) -> out.put(k, isSecret(k) ? MASK : v));
+            return out;
+        }
+
+        @Override
+        public String toString() {
+            return "Kafka[bootstrapServers=" + bootstrapServers + ", replicationFactor=" + replicationFactor
+                    + ", createTopics=" + createTopics + ", ackTimeoutMs=" + ackTimeoutMs + ", lingerMs=" + lingerMs
+                    + ", client=" + maskedClient() + "]";
+        }
     }
 
     /**

@@ -112,4 +112,40 @@ class CdcConfigTest {
         assertEquals("openmetadata_db\\.change_event,openmetadata_db\\.entity_extension_time_series",
                 maria.getProperty("table.include.list"));
     }
+
+    @Test
+    void kafkaClientPropertiesPassThroughFromFileAndEnvironmentMasked(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("cdc.properties");
+        Files.writeString(file, "database.name=db\ndatabase.user=u\nkafka.bootstrap.servers=k:9092\n"
+                + "kafka.security.protocol=SASL_SSL\nkafka.sasl.mechanism=PLAIN\nkafka.replication.factor=1\n");
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+                + "password=\"kafka-pw-0\";";
+        CdcConfig config = CdcConfig.load(file, Map.of("CS_CDC_KAFKA_SASL_JAAS_CONFIG", jaas,
+                "CS_CDC_KAFKA_SSL_TRUSTSTORE_PASSWORD", "trust-pw-1"));
+        assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN", "sasl.jaas.config", jaas,
+                "ssl.truststore.password", "trust-pw-1"), config.kafka().client(),
+                "fixed kafka.* settings are not client properties");
+        assertEquals("k:9092", config.kafka().clientProperties().get("bootstrap.servers"));
+        assertFalse(config.toString().contains("kafka-pw-0") || config.toString().contains("trust-pw-1"),
+                config.toString());
+        assertTrue(config.toString().contains("security.protocol=SASL_SSL"), config.toString());
+
+        config = CdcConfig.fromMap(Map.of("database.name", "db", "database.user", "u", "database.kind", "mariadb",
+                "kafka.bootstrap.servers", "k:9092", "kafka.security.protocol", "SASL_SSL",
+                "kafka.sasl.jaas.config", jaas, "kafka.heartbeat.interval.ms", "999"));
+        Properties engine = DebeziumProperties.of(config);
+        assertEquals("SASL_SSL", engine.getProperty("security.protocol"), "worker level: the offset store");
+        assertEquals(jaas, engine.getProperty("sasl.jaas.config"));
+        assertEquals("SASL_SSL", engine.getProperty("schema.history.internal.producer.security.protocol"));
+        assertEquals(jaas, engine.getProperty("schema.history.internal.consumer.sasl.jaas.config"));
+        assertEquals("5000", engine.getProperty("heartbeat.interval.ms"), "the engine's own keys win");
+    }
+
+    @Test
+    void aClientPropertyNameThatCannotBeOneIsRefused() {
+        Map<String, String> s = minimal();
+        s.put("kafka.Security_Protocol", "SASL_SSL");
+        CdcException e = assertThrows(CdcException.class, () -> CdcConfig.fromMap(s));
+        assertTrue(e.getMessage().contains("kafka.Security_Protocol"), e.getMessage());
+    }
 }

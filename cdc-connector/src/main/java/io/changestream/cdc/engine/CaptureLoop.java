@@ -58,13 +58,13 @@ public final class CaptureLoop implements AutoCloseable {
         this.probe = new StreamingProbe(config.database().isPostgres() ? "postgres" : "mariadb",
                 config.capture().connectorName());
         this.lease = config.standby().leaseEnabled()
-                ? new GroupLease(config.kafka().bootstrapServers(), catalog().cdcOffsets().name(),
+                ? new GroupLease(config.kafka().clientProperties(), catalog().cdcOffsets().name(),
                         config.capture().connectorName() + "-lease", config.standby().sessionTimeoutMs(),
                         config.standby().pollIntervalMs(), this::closeEngine)
                 : null;
         this.metrics = new CdcMetrics(registry, this::streaming, () -> lease == null || lease.held());
-        this.producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers(),
+        Map<String, Object> producerProps = config.kafka().clientProperties();
+        producerProps.putAll(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                 ProducerConfig.LINGER_MS_CONFIG, config.kafka().lingerMs(),
@@ -73,6 +73,7 @@ public final class CaptureLoop implements AutoCloseable {
                 ProducerConfig.CLIENT_ID_CONFIG, config.capture().connectorName() + "-producer",
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
+        this.producer = new KafkaProducer<>(producerProps);
         this.thread = new Thread(this::run, "cdc-capture");
     }
 
@@ -85,7 +86,7 @@ public final class CaptureLoop implements AutoCloseable {
             if (!config.database().isPostgres()) {
                 specs.add(catalog.cdcSchemaHistory());
             }
-            TopicSetup.ensure(config.kafka().bootstrapServers(), specs, config.kafka().ackTimeoutMs());
+            TopicSetup.ensure(config.kafka(), specs, config.kafka().ackTimeoutMs());
         }
         if (lease != null) {
             lease.start();

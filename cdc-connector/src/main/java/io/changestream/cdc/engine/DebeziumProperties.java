@@ -8,9 +8,14 @@ import java.util.Properties;
 /**
  * Translates a {@link CdcConfig} into the Debezium engine's properties: connector, offsets in {@code cdc-offsets},
  * our SMT, pgoutput with a filtered publication and a named slot, or the MariaDB binlog with schema history in
- * {@code cdc-schema-history}. Stateless.
+ * {@code cdc-schema-history}. The pass-through Kafka client properties ({@link CdcConfig.Kafka#client()}) go to the
+ * offset store as worker-level keys and to the schema history under its producer/consumer prefixes. Stateless.
  */
 public final class DebeziumProperties {
+
+    /** Prefixes of the schema history's own producer and consumer (which also backs its admin client). */
+    static final String HISTORY_PRODUCER = "schema.history.internal.producer.";
+    static final String HISTORY_CONSUMER = "schema.history.internal.consumer.";
 
     /** Alias of our transform in the engine's {@code transforms} list. */
     static final String TRANSFORM = "changestream";
@@ -69,7 +74,14 @@ public final class DebeziumProperties {
             p.setProperty("schema.history.internal.kafka.topic", catalog.cdcSchemaHistory().name());
             p.setProperty("schema.history.internal.kafka.bootstrap.servers", config.kafka().bootstrapServers());
             p.setProperty("schema.history.internal.store.only.captured.tables.ddl", "true");
+            config.kafka().client().forEach((k, v) -> {
+                p.setProperty(HISTORY_PRODUCER + k, v);
+                p.setProperty(HISTORY_CONSUMER + k, v);
+            });
         }
+        // worker-level client properties: the offset store's producer, consumer and admin take the engine's
+        // top-level keys (Connect's KafkaOffsetBackingStore uses the worker config's originals); engine keys win
+        config.kafka().client().forEach(p::putIfAbsent);
         p.setProperty("transforms", TRANSFORM);
         p.setProperty("transforms." + TRANSFORM + ".type", ChangeEventTransform.class.getName());
         config.transform().toMap().forEach((k, v) -> p.setProperty("transforms." + TRANSFORM + "." + k, v));

@@ -42,13 +42,13 @@ final class GroupLease implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean started;
 
-    GroupLease(String bootstrapServers, String topic, String groupId, int sessionTimeoutMs, long pollIntervalMs,
+    GroupLease(Map<String, Object> clientProperties, String topic, String groupId, int sessionTimeoutMs, long pollIntervalMs,
                Runnable onLost) {
         this.topic = topic;
         this.pollInterval = Duration.ofMillis(pollIntervalMs);
         this.onLost = onLost;
-        this.consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        Map<String, Object> props = new java.util.HashMap<>(clientProperties);
+        props.putAll(Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, groupId,
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionTimeoutMs,
@@ -56,6 +56,7 @@ final class GroupLease implements AutoCloseable {
                 ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, List.of(CooperativeStickyAssignor.class.getName()),
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
+        this.consumer = new KafkaConsumer<>(props);
         this.thread = new Thread(this::run, "cdc-lease");
         this.thread.setDaemon(true);
     }

@@ -96,6 +96,23 @@ public final class Settings {
         return value;
     }
 
+    /**
+     * Every key starting with {@code prefix} that no earlier read asked for, without the prefix, in key order; marks
+     * them read. Call it after the fixed keys under the same prefix were read (pass-through settings).
+     */
+    public Map<String, String> remainingWithPrefix(String prefix) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        for (String key : values.keySet()) {
+            if (key.startsWith(prefix) && key.length() > prefix.length() && !read.contains(key)) {
+                String value = raw(key);
+                if (value != null) {
+                    out.put(key.substring(prefix.length()), value);
+                }
+            }
+        }
+        return out;
+    }
+
     /** Fails when a key was given that no read asked for (a misspelt setting would otherwise be ignored). */
     public void refuseUnknown() {
         Set<String> unknown = new TreeSet<>(values.keySet());

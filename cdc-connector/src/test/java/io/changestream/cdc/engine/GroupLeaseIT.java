@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -23,9 +24,9 @@ class GroupLeaseIT {
         String group = topic + "-lease";
         AtomicInteger firstLost = new AtomicInteger();
         AtomicInteger secondLost = new AtomicInteger();
-        GroupLease first = new GroupLease(broker.bootstrapServers(), topic, group, 6_000, 100,
+        GroupLease first = new GroupLease(Map.of("bootstrap.servers", broker.bootstrapServers()), topic, group, 6_000, 100,
                 firstLost::incrementAndGet);
-        GroupLease second = new GroupLease(broker.bootstrapServers(), topic, group, 6_000, 100,
+        GroupLease second = new GroupLease(Map.of("bootstrap.servers", broker.bootstrapServers()), topic, group, 6_000, 100,
                 secondLost::incrementAndGet);
         try {
             first.start();
@@ -49,7 +50,7 @@ class GroupLeaseIT {
     @Test
     void aLeaseThatNeverStartedClosesQuietly() {
         KafkaBroker broker = Brokers.shared();
-        GroupLease lease = new GroupLease(broker.bootstrapServers(), "unused", "unused-lease", 6_000, 100, () -> { });
+        GroupLease lease = new GroupLease(Map.of("bootstrap.servers", broker.bootstrapServers()), "unused", "unused-lease", 6_000, 100, () -> { });
         lease.close();
         lease.close();
         assertFalse(lease.held());

@@ -24,8 +24,14 @@ public final class TopicReader implements AutoCloseable {
     private final List<ConsumerRecord<String, String>> records = new ArrayList<>();
 
     public TopicReader(KafkaBroker broker, String topic) {
+        this(broker, topic, Map.of());
+    }
+
+    /** A reader whose consumer also gets {@code clientProperties} (security settings). */
+    public TopicReader(KafkaBroker broker, String topic, Map<String, Object> clientProperties) {
         Map<String, Object> props = KafkaTestClients.consumerProps(broker);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.putAll(clientProperties);
         consumer = new KafkaConsumer<>(props);
         List<TopicPartition> parts = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                 .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
