@@ -17,11 +17,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Everything the log-tailer is configured with: a properties file, each key overridable by an environment variable
- * {@code LOG_TAILER_<KEY>} (upper case, {@code .} → {@code _}; e.g. {@code LOG_TAILER_HTTP_PORT}). Immutable;
- * validated at construction with a message naming the setting. README.md lists every key and default.
+ * {@code LOG_TAILER_<KEY>} (upper case, {@code .} → {@code _}; e.g. {@code LOG_TAILER_HTTP_PORT}). Any
+ * {@code kafka.*} key that is not one of the log-tailer's own is a Kafka client property passed to every client
+ * ({@code LOG_TAILER_KAFKA_SASL_JAAS_CONFIG} → {@code sasl.jaas.config}). Immutable; validated at construction with a
+ * message naming the setting; {@link #toString()} masks tokens and secret client properties. README.md lists every
+ * key and default.
  *
  * @param httpHost             {@code http.host} (0.0.0.0)
  * @param httpPort             {@code http.port} (8590; 0 = any free port)
@@ -36,7 +40,11 @@ import java.util.Set;
  * @param serviceToken         {@code pipelineService.token}: bearer token for the service (optional)
  * @param pipelineIds          {@code pipelines.ids}: {@code id=fqn} pairs (comma-separated) so {fqn} may be an id
  * @param knownPipelines       {@code pipelines.known}: FQNs known without storage or status (comma-separated)
- * @param kafkaBootstrap       {@code kafka.bootstrapServers}: when blank, no replay topic and every run UNKNOWN
+ * @param kafkaBootstrap       {@code kafka.bootstrapServers} (alias {@code kafka.bootstrap.servers}): when blank, no
+ *                             replay topic and every run UNKNOWN
+ * @param kafkaClient          every other {@code kafka.<property>} ({@code LOG_TAILER_KAFKA_<PROPERTY>}, dots as
+ *                             underscores): a Kafka client property ({@code security.protocol}, {@code sasl.*},
+ *                             {@code ssl.*}, …) given to the producer, the replay consumer and the Streams app
  * @param kafkaNamespace       {@code kafka.namespace} (cs.): topic name prefix
  * @param kafkaStateDir        {@code kafka.stateDir} (java.io.tmpdir/log-tailer-state): Kafka Streams stores
  * @param instanceId           {@code kafka.instanceId} (hostname-port): names this server's stores
@@ -63,6 +71,7 @@ public record LogTailerConfig(
         Map<String, String> pipelineIds,
         Set<String> knownPipelines,
         String kafkaBootstrap,
+        Map<String, String> kafkaClient,
         String kafkaNamespace,
         Path kafkaStateDir,
         String instanceId,
@@ -74,6 +83,13 @@ public record LogTailerConfig(
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "LOG_TAILER_";
+
+    /** Shown instead of a secret. */
+    public static final String MASK = "******";
+
+    /** The log-tailer's own {@code kafka.*} settings; every other {@code kafka.*} key is a client property. */
+    static final Set<String> KAFKA_SETTINGS = Set.of("bootstrapServers", "bootstrap.servers", "namespace", "stateDir",
+            "instanceId", "replayIndexWaitMillis", "replayThreads", "replayQueue", "producerMaxBlockMillis");
 
     public LogTailerConfig {
         require(httpHost != null && !httpHost.isBlank(), "http.host must not be blank");
@@ -97,6 +113,11 @@ public record LogTailerConfig(
             String problem = PathNames.problem("pipelines.known fqn", fqn);
             require(problem == null, problem);
         }
+        kafkaClient = Map.copyOf(kafkaClient == null ? Map.of() : kafkaClient);
+        for (Map.Entry<String, String> e : kafkaClient.entrySet()) {
+            require(e.getKey().matches("[a-z0-9][a-z0-9.-]*") && e.getValue() != null, "kafka." + e.getKey()
+                    + " is neither a log-tailer setting (README.md) nor a Kafka client property (lower case, dots)");
+        }
         require(kafkaNamespace != null, "kafka.namespace must not be null");
         require(kafkaStateDir != null, "kafka.stateDir must be set");
         require(instanceId != null && instanceId.matches("[A-Za-z0-9._-]+"),
@@ -111,6 +132,36 @@ public record LogTailerConfig(
     /** True when a Kafka cluster is configured (replay topic and run-state view). */
     public boolean kafkaEnabled() {
         return kafkaBootstrap != null && !kafkaBootstrap.isBlank();
+    }
+
+    /** {@code bootstrap.servers} plus the pass-through client properties: the base of every Kafka client's config. */
+    public Map<String, Object> kafkaClientProperties() {
+        Map<String, Object> props = new HashMap<>(kafkaClient);
+        props.put("bootstrap.servers", kafkaBootstrap);
+        return props;
+    }
+
+    /** True for a setting or client property whose value is never printed or logged. */
+    public static boolean isSecret(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.contains("token")
+                || k.contains("credential") || k.endsWith(".key");
+    }
+
+    /** Every component, tokens and secret client properties masked. */
+    @Override
+    public String toString() {
+        Map<String, String> masked = new TreeMap<>();
+        kafkaClient.forEach((k, v) -> masked.put(k, isSecret(k) ? MASK : v));
+        return "LogTailerConfig[httpHost=" + httpHost + ", httpPort=" + httpPort + ", acceptQueue=" + acceptQueue
+                + ", maxThreads=" + maxThreads + ", idleTimeout=" + idleTimeout + ", authTokens=" + MASK
+                + ", storageRoot=" + storageRoot + ", watchStorage=" + watchStorage + ", serviceUrl=" + serviceUrl
+                + ", serviceTimeout=" + serviceTimeout + ", serviceToken=" + (serviceToken == null ? null : MASK)
+                + ", pipelineIds=" + pipelineIds + ", knownPipelines=" + knownPipelines + ", kafkaBootstrap="
+                + kafkaBootstrap + ", kafkaClient=" + masked + ", kafkaNamespace=" + kafkaNamespace
+                + ", kafkaStateDir=" + kafkaStateDir + ", instanceId=" + instanceId + ", replayIndexWait="
+                + replayIndexWait + ", replayThreads=" + replayThreads + ", replayQueue=" + replayQueue
+                + ", producerMaxBlock=" + producerMaxBlock + ", stream=" + stream + "]";
     }
 
     /** Reads {@code file} and applies the process environment's overrides. */
@@ -166,7 +217,8 @@ public record LogTailerConfig(
                 token.isBlank() ? null : token,
                 ids,
                 Set.copyOf(s.list("pipelines.known")),
-                s.string("kafka.bootstrapServers", ""),
+                s.string("kafka.bootstrapServers", s.string("kafka.bootstrap.servers", "")),
+                s.kafkaClient(),
                 s.string("kafka.namespace", "cs."),
                 Path.of(s.string("kafka.stateDir", System.getProperty("java.io.tmpdir") + "/log-tailer-state")),
                 s.string("kafka.instanceId", defaultInstanceId(port)),
@@ -206,8 +258,33 @@ public record LogTailerConfig(
             });
         }
 
+        /**
+         * The {@code kafka.*} keys that are not log-tailer settings, from the file and then from
+         * {@code LOG_TAILER_KAFKA_*} (lower case, {@code _} as {@code .}), without the prefix.
+         */
+        Map<String, String> kafkaClient() {
+            Set<String> fixedEnv = new java.util.HashSet<>();
+            KAFKA_SETTINGS.forEach(k -> fixedEnv.add(envName("kafka." + k)));
+            Map<String, String> out = new TreeMap<>();
+            values.forEach((k, v) -> {
+                if (k.startsWith("kafka.") && !KAFKA_SETTINGS.contains(k.substring("kafka.".length()))) {
+                    out.putIfAbsent(k.substring("kafka.".length()), v);
+                }
+            });
+            values.forEach((k, v) -> {
+                if (k.startsWith("env:KAFKA_") && !fixedEnv.contains(k.substring("env:".length()))) {
+                    out.put(k.substring("env:KAFKA_".length()).toLowerCase(Locale.ROOT).replace('_', '.'), v);
+                }
+            });
+            return out;
+        }
+
+        private static String envName(String key) {
+            return key.toUpperCase(Locale.ROOT).replace('.', '_');
+        }
+
         String string(String key, String fallback) {
-            String env = values.get("env:" + key.toUpperCase(Locale.ROOT).replace('.', '_'));
+            String env = values.get("env:" + envName(key));
             if (env != null) {
                 return env;
             }

@@ -66,13 +66,18 @@ public final class LogTailerServer implements AutoCloseable {
         ChunkPublisher publisher = ChunkPublisher.NONE;
         Replayer replayer = Replayer.NONE;
         if (config.kafkaEnabled()) {
-            views = new KafkaViews(config.kafkaBootstrap(), catalog, config.kafkaStateDir(), config.instanceId());
+            views = new KafkaViews(config.kafkaClientProperties(), catalog, config.kafkaStateDir(), config.instanceId());
             closeables.add(views);
-            views.start();
-            KafkaChunkPublisher kafkaPublisher = new KafkaChunkPublisher(config.kafkaBootstrap(), catalog,
+            try {
+                views.start();
+            } catch (RuntimeException e) {
+                registry.close();
+                throw e;
+            }
+            KafkaChunkPublisher kafkaPublisher = new KafkaChunkPublisher(config.kafkaClientProperties(), catalog,
                     config.producerMaxBlock(), metrics);
             closeables.add(0, kafkaPublisher);
-            KafkaReplayer kafkaReplayer = new KafkaReplayer(config.kafkaBootstrap(), catalog, views,
+            KafkaReplayer kafkaReplayer = new KafkaReplayer(config.kafkaClientProperties(), catalog, views,
                     config.replayIndexWait());
             closeables.add(0, kafkaReplayer);
             states = views;

@@ -72,4 +72,37 @@ class LogTailerConfigTest {
         assertTrue(config.kafkaEnabled());
         assertTrue(config.watchStorage());
     }
+
+    @Test
+    void kafkaClientPropertiesPassThroughFromFileAndEnvironmentMasked() {
+        Properties p = minimal();
+        p.setProperty("auth.tokens", "viewer-token-1");
+        p.setProperty("kafka.bootstrap.servers", "k:9092");
+        p.setProperty("kafka.namespace", "x.");
+        p.setProperty("kafka.replayThreads", "3");
+        p.setProperty("kafka.security.protocol", "SASL_PLAINTEXT");
+        p.setProperty("kafka.sasl.mechanism", "SCRAM-SHA-512");
+        LogTailerConfig config = LogTailerConfig.from(p, Map.of("LOG_TAILER_KAFKA_SASL_MECHANISM", "PLAIN",
+                "LOG_TAILER_KAFKA_SASL_JAAS_CONFIG", "PlainLoginModule required password=\"jaas-pw-1\";",
+                "LOG_TAILER_KAFKA_SSL_KEY_PASSWORD", "key-pw-2", "LOG_TAILER_KAFKA_REPLAYQUEUE", "9"));
+        assertEquals("k:9092", config.kafkaBootstrap(), "kafka.bootstrap.servers is an alias");
+        assertEquals(9, config.replayQueue());
+        assertEquals(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
+                "sasl.jaas.config", "PlainLoginModule required password=\"jaas-pw-1\";",
+                "ssl.key.password", "key-pw-2"), config.kafkaClient(), "the environment wins; own settings excluded");
+        assertEquals("k:9092", config.kafkaClientProperties().get("bootstrap.servers"));
+        String printed = config.toString();
+        assertFalse(printed.contains("jaas-pw-1") || printed.contains("key-pw-2") || printed.contains("viewer-token-1"),
+                printed);
+        assertTrue(printed.contains("security.protocol=SASL_PLAINTEXT"), printed);
+    }
+
+    @Test
+    void aMisspeltKafkaSettingIsRefusedNamingIt() {
+        Properties p = minimal();
+        p.setProperty("kafka.replayThread", "3");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LogTailerConfig.from(p, Map.of()));
+        assertTrue(e.getMessage().contains("kafka.replayThread"), e.getMessage());
+    }
 }

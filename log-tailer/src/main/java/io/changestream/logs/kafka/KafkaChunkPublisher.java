@@ -6,6 +6,7 @@ import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.LogChunk;
 import io.changestream.topics.serde.Serdes;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -28,18 +29,19 @@ public final class KafkaChunkPublisher implements ChunkPublisher, AutoCloseable 
     private final String topic;
     private final LogMetrics metrics;
 
-    /** A publisher to the catalog's {@code log-chunks}. */
-    public KafkaChunkPublisher(String bootstrapServers, TopicCatalog catalog, Duration maxBlock, LogMetrics metrics) {
+    /** A publisher to the catalog's {@code log-chunks}; {@code clientProperties} hold bootstrap and security settings. */
+    public KafkaChunkPublisher(Map<String, Object> clientProperties, TopicCatalog catalog, Duration maxBlock,
+                               LogMetrics metrics) {
         this.topic = catalog.logChunks().name();
         this.metrics = metrics;
-        this.producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        Map<String, Object> props = new HashMap<>(clientProperties);
+        props.putAll(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                 ProducerConfig.LINGER_MS_CONFIG, 5,
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) maxBlock.toMillis(),
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
-                new StringSerializer(), Serdes.logChunk().serializer());
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"));
+        this.producer = new KafkaProducer<>(props, new StringSerializer(), Serdes.logChunk().serializer());
     }
 
     @Override

@@ -44,17 +44,19 @@ public final class KafkaReplayer implements Replayer, AutoCloseable {
     private final Map<Long, ConsumerRecord<String, byte[]>> fetched = new HashMap<>();
     private TopicPartition fetchedFrom;
 
-    /** A replayer reading the catalog's {@code log-chunks} through {@code index}. */
-    public KafkaReplayer(String bootstrapServers, TopicCatalog catalog, KafkaViews index, Duration indexWait) {
+    /** A replayer reading the catalog's {@code log-chunks} through {@code index}, with bootstrap and security settings. */
+    public KafkaReplayer(Map<String, Object> clientProperties, TopicCatalog catalog, KafkaViews index,
+                         Duration indexWait) {
         this.topic = catalog.logChunks().name();
         this.index = index;
         this.indexWait = indexWait;
-        this.consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        Map<String, Object> props = new HashMap<>(clientProperties);
+        props.putAll(Map.of(
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500),
-                new StringDeserializer(), new ByteArrayDeserializer());
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500));
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
     }
 
     @Override

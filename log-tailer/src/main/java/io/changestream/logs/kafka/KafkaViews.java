@@ -11,6 +11,7 @@ import io.changestream.topics.serde.Serdes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.Serde;
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@code pipeline-status} KTable (run state, known pipelines, latest run) and an index of {@code log-chunks}
  * ({@code pipelineFqn/runId + cursorBefore → partition:offset}) that lets any server find the chunk that starts at a
  * viewer's cursor. Global stores: every instance holds all of it, so no query goes to another server. Owns one
- * Kafka Streams instance (its global thread); queried from any thread. {@link #close()} waits up to 10 s.
+ * Kafka Streams instance (its global thread), configured with the pass-through client properties (Streams hands them
+ * to its consumers and admin client); queried from any thread. {@link #close()} waits up to 10 s.
  */
 public final class KafkaViews implements RunStateView, AutoCloseable {
 
@@ -53,7 +55,7 @@ public final class KafkaViews implements RunStateView, AutoCloseable {
     private final Serde<PipelineRunStatus> statusSerde = Serdes.pipelineRunStatus();
 
     /** Builds (does not start) the views for {@code instanceId}, keeping stores under {@code stateDir}. */
-    public KafkaViews(String bootstrapServers, TopicCatalog catalog, Path stateDir, String instanceId) {
+    public KafkaViews(Map<String, Object> clientProperties, TopicCatalog catalog, Path stateDir, String instanceId) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.globalTable(catalog.pipelineStatus().name(),
                 Consumed.with(org.apache.kafka.common.serialization.Serdes.String(),
@@ -68,8 +70,8 @@ public final class KafkaViews implements RunStateView, AutoCloseable {
                         org.apache.kafka.common.serialization.Serdes.ByteArray()),
                 IndexProcessor::new);
         Properties props = new Properties();
+        props.putAll(clientProperties);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "log-tailer-" + instanceId);
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(instanceId).toString());
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
@@ -78,9 +80,23 @@ public final class KafkaViews implements RunStateView, AutoCloseable {
         this.streams = new KafkaStreams(builder.build(), props);
     }
 
-    /** Starts the global thread; the views answer once {@link #ready()}. */
+    /**
+     * Starts the global thread; the views answer once {@link #ready()}. A cluster that refuses this client (wrong
+     * credentials, TLS or authorization failure) fails here with the root cause's message (which Kafka keeps free of
+     * secrets), and the Streams instance is closed.
+     */
     public void start() {
-        streams.start();
+        try {
+            streams.start();
+        } catch (RuntimeException e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            streams.close(Duration.ofSeconds(10));
+            throw new LogTailerException("Kafka views could not start: " + root.getClass().getSimpleName() + ": "
+                    + root.getMessage(), e);
+        }
     }
 
     /** True once the stores are restored and being kept up to date. */

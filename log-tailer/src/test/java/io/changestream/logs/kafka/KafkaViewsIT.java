@@ -44,7 +44,7 @@ class KafkaViewsIT {
                 status(catalog, "svc.a", "r3", PipelineState.PARTIAL_SUCCESS, 3),
                 status(catalog, "svc.a/b", "r9", PipelineState.FAILED, 9),
                 new ProducerRecord<>(catalog.pipelineStatus().name(), "svc.a/broken", "{not json")));
-        try (KafkaViews views = new KafkaViews(broker.bootstrapServers(), catalog, stateDir, "views-it")) {
+        try (KafkaViews views = new KafkaViews(java.util.Map.of("bootstrap.servers", broker.bootstrapServers()), catalog, stateDir, "views-it")) {
             views.start();
             views.awaitReady(Duration.ofSeconds(60));
             await().atMost(Duration.ofSeconds(20)).until(() -> views.state("svc.a", "r3") == RunState.FINISHED);
