@@ -78,6 +78,10 @@ class AlertEndToEndIT {
                     call(a.httpPort(), "GET", "/api/v1/events/subscriptions/" + mail, null).status() == 200
                             && call(b.httpPort(), "GET", "/api/v1/events/subscriptions/" + tables, null).status() == 200);
 
+            // both instances own changes partitions before anything is produced (the group has settled)
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> List.of(a, b).stream().allMatch(s ->
+                    s.runtime().status().partitions().stream()
+                            .anyMatch(p -> p.topic().equals(catalog.changes().name()))));
             List<ChangeEvent> events = new ArrayList<>();
             String[] types = {"table", "dashboard", "topic"};
             String[] eventTypes = {ChangeEvent.ENTITY_CREATED, ChangeEvent.ENTITY_UPDATED, ChangeEvent.ENTITY_DELETED,
