@@ -14,6 +14,7 @@ import io.changestream.cdc.CdcConnector;
 import io.changestream.cdc.CdcException;
 import io.changestream.cdc.transform.Outcome;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.MariaDbServer;
 import io.changestream.testkit.PostgresDatabase;
 import io.changestream.topics.TopicCatalog;
 import java.nio.file.Files;
@@ -30,8 +31,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The connector against a broker that only speaks SASL_PLAINTEXT/PLAIN: the {@code kafka.*} client properties (from
- * the file, the JAAS secret from the environment) reach the producer, the topic admin and the Debezium engine's
- * offset store; wrong credentials fail the start with a clear message and no secret anywhere in the logs.
+ * the file, the JAAS secret from the environment) reach the producer, the topic admin, the lease consumer and the
+ * Debezium engine's offset store and schema history; wrong credentials fail the start with a clear message and no secret anywhere in the logs.
  */
 class SaslCaptureIT {
 
@@ -69,9 +70,13 @@ class SaslCaptureIT {
     private static CdcConfig load(Path dir, String slot, String password) throws Exception {
         Map<String, String> settings = Configs.postgres(pg, broker, NS, slot);
         settings.put("postgres.slot.drop.on.stop", "true");
+        return load(dir, settings, password);
+    }
+
+    private static CdcConfig load(Path dir, Map<String, String> settings, String password) throws Exception {
         settings.put("kafka.security.protocol", "SASL_PLAINTEXT");
         settings.put("kafka.sasl.mechanism", "PLAIN");
-        Path file = dir.resolve(slot + ".properties");
+        Path file = dir.resolve(settings.get("connector.name") + ".properties");
         Files.writeString(file, settings.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining("\n")));
         return CdcConfig.load(file, Map.of("CS_CDC_KAFKA_SASL_JAAS_CONFIG", SaslBroker.jaas(SaslBroker.USER, password)));
@@ -97,6 +102,33 @@ class SaslCaptureIT {
         }
         System.out.printf("SaslCaptureIT: start + capture + offsets commit over SASL in %d ms%n",
                 Duration.ofNanos(System.nanoTime() - started).toMillis());
+        assertNoSecretLogged(SaslBroker.PASSWORD);
+    }
+
+    @Test
+    void mariaDbCaptureWithTheLeaseAndSchemaHistoryOnTheSaslCluster(@TempDir Path dir) throws Exception {
+        String ns = "sasl-maria-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        TopicCatalog catalog = new TopicCatalog(ns);
+        Map<String, Object> sasl = SaslBroker.client(broker, SaslBroker.USER, SaslBroker.PASSWORD);
+        String entity = UUID.randomUUID().toString();
+        try (MariaDbServer db = MariaDbServer.start()) {
+            db.executeResource("io/changestream/cdc/sql/mysql.sql");
+            CdcConfig config = load(dir, Configs.mariadb(db, broker, ns, "cs-sasl-maria"), SaslBroker.PASSWORD);
+            assertTrue(config.standby().leaseEnabled(), "MariaDB holds the group lease");
+            long started = System.nanoTime();
+            try (CdcConnector connector = new CdcConnector(config).start();
+                 TopicReader changes = new TopicReader(broker, catalog.changes().name(), sasl);
+                 TopicReader history = new TopicReader(broker, catalog.cdcSchemaHistory().name(), sasl)) {
+                await().atMost(Duration.ofSeconds(45)).until(connector::streaming);
+                db.execute("INSERT INTO change_event (json) VALUES (" + Rows.literal(Rows.changeEvent(
+                        UUID.randomUUID().toString(), "entityCreated", "table", entity, 1L, "")) + ")");
+                await().atMost(Duration.ofSeconds(20)).until(() -> changes.values().stream()
+                        .anyMatch(v -> entity.equals(v.path("entityId").asText())));
+                await().atMost(Duration.ofSeconds(10)).until(() -> !history.poll().isEmpty());
+                System.out.printf("SaslCaptureIT: MariaDB lease + schema history + capture over SASL in %d ms%n",
+                        Duration.ofNanos(System.nanoTime() - started).toMillis());
+            }
+        }
         assertNoSecretLogged(SaslBroker.PASSWORD);
     }
 
