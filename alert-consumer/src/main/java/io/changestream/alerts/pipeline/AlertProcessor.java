@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * source SUBSCRIBER; more retries than the subscription's {@code retries} → DLQ with {@code retriesLeft} 0. A final
  * failure of the runtime (timeout, its own attempt limit) dead-letters every pair not yet settled.
  *
+ * <p>An event replayed from the DLQ carries {@value #REPLAY_SUBSCRIPTION_HEADER} and is delivered to that
+ * subscription only.
+ *
  * <p>Called on the runtime's lane threads (one event at a time per lane; an event's attempts may run on the same
  * lane only, so its progress needs no lock beyond the map that holds it). The per-event progress of events in flight
  * is dropped when their partition is released ({@link PartitionListener}).
@@ -49,6 +52,11 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         PartitionListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(AlertProcessor.class);
+    /**
+     * Header of an event replayed from the DLQ ({@code ops dlq replay}): the id of the one subscription it is meant
+     * for; the other subscriptions already had it and skip it.
+     */
+    public static final String REPLAY_SUBSCRIPTION_HEADER = "cs.replay.subscription";
 
     private final PipelineSettings settings;
     private final Supplier<List<ActiveSubscription>> subscriptions;
@@ -90,7 +98,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 .computeIfAbsent(event.offset(), k -> new EventProgress());
         Duration retryAfter = null;
         String retryReason = null;
-        for (ActiveSubscription active : subscriptions.get()) {
+        for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
             EventProgress.Pair pair = progress.pairs.get(sub.id());
             if (pair != null && pair.settled) {
@@ -209,7 +217,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         EventProgress progress = inFlight.getOrDefault(tp, Map.of()).getOrDefault(event.offset(),
                 new EventProgress());
         String reason = failure.kind() + ": " + failure.reason();
-        for (ActiveSubscription active : subscriptions.get()) {
+        for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
             EventProgress.Pair pair = progress.pairs.get(sub.id());
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
@@ -231,6 +239,16 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
             settle(tp, event, notice, sub.id(), pair);
         }
         forget(tp, event.offset());
+    }
+
+    /** Every subscription, or only the one a replayed event names. */
+    private List<ActiveSubscription> subscriptionsFor(Event<String, String> event) {
+        org.apache.kafka.common.header.Header replay = event.headers().lastHeader(REPLAY_SUBSCRIPTION_HEADER);
+        if (replay == null || replay.value() == null) {
+            return subscriptions.get();
+        }
+        String id = new String(replay.value(), java.nio.charset.StandardCharsets.UTF_8);
+        return subscriptions.get().stream().filter(a -> a.id().equals(id)).toList();
     }
 
     private Notice parse(Event<String, String> event) {

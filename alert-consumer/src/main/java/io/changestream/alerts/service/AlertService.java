@@ -159,14 +159,15 @@ public final class AlertService implements AutoCloseable {
         return http.port();
     }
 
-    /** Ready: the runtime is running (the store read its topic at start). */
+    /** Ready: the runtime is running and the subscription view is being kept up to date. */
     public boolean ready() {
-        return !closed && runtime != null && runtime.state() == RuntimeState.RUNNING;
+        return !closed && runtime != null && runtime.state() == RuntimeState.RUNNING && store.healthy();
     }
 
     /** Why not ready, for {@code /health/ready}. */
     String readiness() {
-        return runtime == null ? "starting" : "runtime " + runtime.state();
+        return runtime == null ? "starting" : "runtime " + runtime.state() + ", subscriptions view "
+                + (store.healthy() ? "healthy" : "not healthy");
     }
 
     ConsumerRuntime<String, String> runtime() {

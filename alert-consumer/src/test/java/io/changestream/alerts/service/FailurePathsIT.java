@@ -180,6 +180,28 @@ class FailurePathsIT {
             assertFalse(dlq.containsKey(dead), "the dead endpoint's events waited, none was dead-lettered");
             assertTrue(status(port, dead).get("delivered").asLong() >= 1);
 
+            // a replay from the DLQ names one subscription: only that one gets the event again
+            ChangeEvent replayed = containers.get(0);
+            String deadKey = dead + ":" + replayed.id();
+            long deadHitsBefore = receiver.hits("/blackhole").stream()
+                    .filter(h -> deadKey.equals(h.idempotencyKey())).count();
+            try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                         new org.apache.kafka.clients.producer.KafkaProducer<>(KafkaTestClients.producerProps(broker))) {
+                org.apache.kafka.clients.producer.ProducerRecord<String, String> record =
+                        new org.apache.kafka.clients.producer.ProducerRecord<>(catalog.changes().name(),
+                                replayed.entityId(), Serdes.changeEvent().toJson(replayed));
+                record.headers().add(io.changestream.alerts.pipeline.AlertProcessor.REPLAY_SUBSCRIPTION_HEADER,
+                        healthy.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                producer.send(record).get();
+            }
+            String replayKey = healthy + ":" + replayed.id();
+            Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> receiver.hits("/healthy").stream()
+                    .filter(h -> replayKey.equals(h.idempotencyKey())).count() == 2);
+            Awaitility.await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> true);
+            assertEquals(deadHitsBefore, receiver.hits("/blackhole").stream()
+                    .filter(h -> deadKey.equals(h.idempotencyKey())).count(),
+                    "the other subscription of the event does not get the replay");
+
             // no secret in responses, metrics or the printed config
             String everything = call(port, "GET", "/api/v1/events/subscriptions", null).body()
                     + call(port, "GET", "/metrics", null, null).body() + service + AlertTestSupport.config(settings);
