@@ -152,6 +152,10 @@ class AlertEndToEndIT {
             assertEquals(wantTables.size(), summed, "summaries of both instances add up to the deliveries");
             assertEquals(wantTables.size(), statusDelivered, "status counts of both instances add up");
 
+            // health is open; ready while the runtime runs and the subscription view is healthy
+            assertEquals(200, call(a.httpPort(), "GET", "/health/live", null, null).status());
+            assertEquals(200, call(b.httpPort(), "GET", "/health/ready", null, null).status());
+
             // the runtime view, behind the token
             AlertTestSupport.Answer runtime = call(a.httpPort(), "GET", AlertHttpServer.RUNTIME_STATUS, null);
             assertEquals(200, runtime.status());
