@@ -39,9 +39,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 /**
  * Rows inserted into the platform's {@code change_event} table at a fixed rate (each its own commit) travel through
  * the cdc-connector, {@code changes} and the alert service to a local webhook receiver; commit → received latency
- * p50/p99, throughput, duplicates and lost rows are measured. In the same run a poller modelled on the platform reads
- * {@code change_event} every 10 s (all new rows each time: the poll design's best case) and posts them to the same
- * receiver. Everything runs in this JVM (broker, PostgreSQL, capture, alert service); the last line printed is
+ * p50/p99, throughput, duplicates and lost rows are measured. Then, in a second phase of the same run (so that the two
+ * do not compete for the cores), as many rows are inserted the same way at the same rate while a poller modelled on
+ * the platform reads {@code change_event} every 10 s (all new rows each time: the poll design's best case) and posts
+ * them to the same receiver. Everything runs in this JVM (broker, PostgreSQL, capture, alert service); the last line printed is
  * {@code RESULT {...}}.
  *
  * <p>Arguments: rate (rows/s, default 1000), seconds (default 30), poll seconds of the baseline (default 10).
@@ -83,21 +84,26 @@ public final class E2eBench {
                 subscribe(alerts.httpPort(), receiver.url("/alerts"));
                 warmUp(pg, receiver);
                 receiver.reset();
-                Baseline baseline = new Baseline(pg, receiver.url("/baseline"), pollSeconds);
-                baseline.start();
+                // phase 1: changestream alone (the baseline poller does not compete for the cores)
                 TopicProbe probe = new TopicProbe(broker.bootstrapServers(), catalog.changes().name());
                 Thread monitor = monitor(alerts.httpPort(), receiver);
                 Map<String, Long> committed = insert(pg, rate, seconds);
-                long until = System.currentTimeMillis() + 60_000L + pollSeconds * 1_000L;
-                while (System.currentTimeMillis() < until
-                        && (receiver.distinct("/alerts") < rows || receiver.distinct("/baseline") < rows)) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-                }
+                awaitDistinct(receiver, "/alerts", rows, 60_000L);
                 LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
-                baseline.stop();
                 probe.close();
                 monitor.interrupt();
-                report = report(rate, seconds, pollSeconds, committed, receiver, probe.seen);
+                Stats alertStats = receiver.stats("/alerts", committed);
+                String changestream = changestreamReport(rate, seconds, alertStats, committed, receiver, probe.seen)
+                        + waits(alerts.httpPort());
+                // phase 2: the platform's poll over as many rows at the same rate, inserted the same way
+                Baseline.startAfter = maxOffset(pg);
+                Baseline baseline = new Baseline(pg, receiver.url("/baseline"), pollSeconds);
+                baseline.start();
+                Map<String, Long> baselineCommitted = insert(pg, rate, seconds);
+                awaitDistinct(receiver, "/baseline", rows, 60_000L + pollSeconds * 1_000L);
+                baseline.stop();
+                report = changestream + baselineReport(rate, pollSeconds, alertStats,
+                        receiver.stats("/baseline", baselineCommitted));
             }
         } finally {
             receiver.close();
@@ -138,6 +144,34 @@ public final class E2eBench {
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /** Where a lane's time went (the service's own timers, since start): webhook answer and ledger ack, mean/max. */
+    private static String waits(int port) throws Exception {
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        StringBuilder out = new StringBuilder("  alert service per event:");
+        for (String timer : List.of("changestream_alert_delivery_seconds", "changestream_alert_ledger_write_seconds")) {
+            double sum = 0;
+            double count = 0;
+            double max = 0;
+            for (String line : body.split("\n")) {
+                if (line.startsWith("#")) {
+                    continue;
+                }
+                double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                if (line.startsWith(timer + "_sum")) {
+                    sum += value;
+                } else if (line.startsWith(timer + "_count")) {
+                    count += value;
+                } else if (line.startsWith(timer + "_max")) {
+                    max = Math.max(max, value);
+                }
+            }
+            out.append(String.format(Locale.ROOT, " %s mean %.1f / max %.0f ms (%d);", timer,
+                    count == 0 ? 0 : sum * 1000 / count, max * 1000, (long) count));
+        }
+        return out.append(System.lineSeparator()).toString();
     }
 
     private static Map<String, String> cdcSettings(PostgresDatabase pg, KafkaBroker broker, String ns) {
@@ -214,10 +248,20 @@ public final class E2eBench {
         while (receiver.distinct("/alerts") < WARM_UP_ROWS && System.currentTimeMillis() < until) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
+    }
+
+    private static long maxOffset(PostgresDatabase pg) throws Exception {
         try (Connection c = pg.connection(); PreparedStatement s = c.prepareStatement(
                 "SELECT max(\"offset\") FROM change_event"); ResultSet rs = s.executeQuery()) {
             rs.next();
-            Baseline.startAfter = rs.getLong(1);
+            return rs.getLong(1);
+        }
+    }
+
+    private static void awaitDistinct(Receiver receiver, String path, int rows, long timeoutMillis) {
+        long until = System.currentTimeMillis() + timeoutMillis;
+        while (System.currentTimeMillis() < until && receiver.distinct(path) < rows) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
     }
 
@@ -269,10 +313,9 @@ public final class E2eBench {
         }
     }
 
-    private static String report(int rate, int seconds, int pollSeconds, Map<String, Long> committed,
-                                 Receiver receiver, Map<String, Long> onTopic) {
-        Stats alerts = receiver.stats("/alerts", committed);
-        Stats baseline = receiver.stats("/baseline", committed);
+    /** The changestream phase: latency, where it went, throughput (measured before the baseline phase starts). */
+    private static String changestreamReport(int rate, int seconds, Stats alerts, Map<String, Long> committed,
+                                             Receiver receiver, Map<String, Long> onTopic) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%-38s %9s %6s %6s %8s %8s %8s%n", "e2e (" + rate + " rows/s, "
                 + seconds + " s)", "delivered", "lost", "dupes", "p50 ms", "p99 ms", "max ms"));
@@ -306,7 +349,13 @@ public final class E2eBench {
         out.append(String.format(Locale.ROOT, "  commit -> readable on changes (plain consumer) p50 %d / p99 %d ms; "
                 + "alert throughput %.0f events/s (first commit to last receive)%n", Receiver.pct(toTopic, 0.5),
                 Receiver.pct(toTopic, 0.99), got.size() * 1000.0 / Math.max(1, lastReceived - firstCommit)));
-        out.append(baseline.line("platform poll every " + pollSeconds + " s"));
+        return out.toString();
+    }
+
+    /** The baseline phase (its own rows, after the changestream phase) and the RESULT line. */
+    private static String baselineReport(int rate, int pollSeconds, Stats alerts, Stats baseline) {
+        StringBuilder out = new StringBuilder();
+        out.append(baseline.line("platform poll every " + pollSeconds + " s (own phase)"));
         out.append(String.format(Locale.ROOT, "p99 baseline/changestream %.1fx%n",
                 baseline.p99 / (double) alerts.p99));
         out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"e2e\",\"rate\":%d,\"p50_ms\":%d,"
