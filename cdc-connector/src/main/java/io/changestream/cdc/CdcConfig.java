@@ -65,7 +65,11 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
 
     /** Builds and validates a config from flat keys; unknown keys are refused. */
     public static CdcConfig fromMap(Map<String, String> values) {
-        Settings s = new Settings(values);
+        return from(new Settings(values));
+    }
+
+    /** Builds from {@code s}; afterwards {@link Settings#declared()} lists every key read (the README reference). */
+    static CdcConfig from(Settings s) {
         Database database = Database.from(s);
         boolean postgres = database.isPostgres();
         CdcConfig config = new CdcConfig(database,

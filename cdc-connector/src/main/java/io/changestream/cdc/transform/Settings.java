@@ -3,6 +3,7 @@ package io.changestream.cdc.transform;
 import io.changestream.cdc.CdcException;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -12,12 +13,20 @@ import java.util.TreeSet;
 /**
  * Typed reads of flat {@code key=value} settings (a properties file, the SMT's Connect config), each failing with a
  * message that names the setting. Remembers which keys were read so that unknown (misspelt) keys can be refused.
- * Not thread-safe: used once while building a config record.
+ * Also records every key it was asked for with the default it was given ({@link #declared()}), so that the README's
+ * settings table can be checked against the code. Not thread-safe: used once while building a config record.
  */
 public final class Settings {
 
     private final Map<String, ?> values;
     private final Set<String> read = new HashSet<>();
+    private final Map<String, String> declared = new LinkedHashMap<>();
+
+    /** The default shown by {@link #declared()} for a key read by {@link #required(String)}. */
+    public static final String REQUIRED = "(required)";
+
+    /** Key suffix {@link #declared()} shows for a {@link #remainingWithPrefix(String)} prefix. */
+    public static final String PASS_THROUGH = "<client property>";
 
     public Settings(Map<String, ?> values) {
         this.values = Map.copyOf(values);
@@ -26,6 +35,7 @@ public final class Settings {
     /** The raw value, or null when unset or blank. */
     public String raw(String key) {
         read.add(key);
+        declared.putIfAbsent(key, null);
         Object value = values.get(key);
         if (value == null) {
             return null;
@@ -35,11 +45,13 @@ public final class Settings {
     }
 
     public String string(String key, String defaultValue) {
+        declared.put(key, defaultValue);
         String value = raw(key);
         return value == null ? defaultValue : value;
     }
 
     public String required(String key) {
+        declared.put(key, REQUIRED);
         String value = raw(key);
         if (value == null) {
             throw new CdcException("setting " + key + " is required");
@@ -48,6 +60,7 @@ public final class Settings {
     }
 
     public long number(String key, long defaultValue, long min, long max) {
+        declared.put(key, Long.toString(defaultValue));
         String value = raw(key);
         long parsed;
         try {
@@ -66,6 +79,7 @@ public final class Settings {
     }
 
     public boolean bool(String key, boolean defaultValue) {
+        declared.put(key, Boolean.toString(defaultValue));
         String value = raw(key);
         if (value == null) {
             return defaultValue;
@@ -79,9 +93,15 @@ public final class Settings {
 
     /** A comma-separated list; empty when unset. */
     public List<String> list(String key) {
+        return list(key, List.of());
+    }
+
+    /** A comma-separated list; {@code defaultValue} when unset. */
+    public List<String> list(String key, List<String> defaultValue) {
+        declared.put(key, defaultValue.isEmpty() ? null : String.join(",", defaultValue));
         String value = raw(key);
         if (value == null) {
-            return List.of();
+            return defaultValue;
         }
         return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
     }
@@ -101,6 +121,7 @@ public final class Settings {
      * them read. Call it after the fixed keys under the same prefix were read (pass-through settings).
      */
     public Map<String, String> remainingWithPrefix(String prefix) {
+        declared.putIfAbsent(prefix + PASS_THROUGH, null);
         Map<String, String> out = new java.util.TreeMap<>();
         for (String key : values.keySet()) {
             if (key.startsWith(prefix) && key.length() > prefix.length() && !read.contains(key)) {
@@ -111,6 +132,14 @@ public final class Settings {
             }
         }
         return out;
+    }
+
+    /**
+     * Every key read so far, in first-read order, with the default it was read with: null for none,
+     * {@link #REQUIRED} for a required key, {@code <prefix>}{@link #PASS_THROUGH} for a pass-through prefix.
+     */
+    public Map<String, String> declared() {
+        return java.util.Collections.unmodifiableMap(declared);
     }
 
     /** Fails when a key was given that no read asked for (a misspelt setting would otherwise be ignored). */

@@ -114,9 +114,7 @@ public record TransformSettings(
                 s.string(CHANGE_EVENT_TABLE, "change_event"),
                 s.string(PIPELINE_STATUS_TABLE, "entity_extension_time_series"),
                 s.string(PIPELINE_STATUS_EXTENSION, "ingestionPipeline.pipelineStatus"),
-                s.raw(PIPELINE_FQN_FIELDS) == null
-                        ? List.of("pipelineFqn", "ingestionPipelineFqn", "pipelineFullyQualifiedName")
-                        : s.list(PIPELINE_FQN_FIELDS),
+                s.list(PIPELINE_FQN_FIELDS, List.of("pipelineFqn", "ingestionPipelineFqn", "pipelineFullyQualifiedName")),
                 Set.copyOf(s.list(INCLUDE_ENTITY_TYPES)),
                 Set.copyOf(s.list(EXCLUDE_ENTITY_TYPES)),
                 Set.copyOf(s.list(INCLUDE_EVENT_TYPES)),

@@ -1,0 +1,125 @@
+package io.changestream.cdc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.cdc.transform.Settings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * README.md's settings table must match the keys {@link CdcConfig#fromMap} reads and their defaults (issue 7): every
+ * key read is a row, every row is a key read, each default cell starts with the code's default (a note may follow
+ * in parentheses). Defaults that depend on {@code database.kind} show as {@code <pg> on postgres, <maria> on mariadb}.
+ */
+class ConfigReferenceTest {
+
+    private static final Path README = Path.of("README.md");
+    private static final String NONE = "—";
+
+    @Test
+    void readmeSettingsTableMatchesTheKeysTheCodeReads() throws Exception {
+        Map<String, String> expected = declaredDefaults();
+        String readme = Files.readString(README);
+        Map<String, String[]> rows = tableRows(readme);
+        List<String> problems = new ArrayList<>();
+        expected.forEach((key, value) -> {
+            String[] row = rows.get(key);
+            if (row == null) {
+                problems.add("missing: " + key);
+            } else if (!row[0].equals(value) && !row[0].startsWith(value + " (")) {
+                problems.add(key + ": README shows default '" + row[0] + "', the code uses '" + value + "'");
+            }
+        });
+        rows.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("not read: " + k));
+        if (!problems.isEmpty()) {
+            StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
+            expected.forEach((key, value) -> table.append("| ").append(key).append(" | ").append(value).append(" | ")
+                    .append(rows.containsKey(key) ? rows.get(key)[1] : "").append(" |\n"));
+            assertTrue(false, "cdc-connector/README.md's settings table has drifted from CdcConfig: " + problems
+                    + "\nRows to paste (one per key):\n" + table);
+        }
+    }
+
+    @Test
+    void readmeStatesTheEnvironmentForm() throws Exception {
+        String readme = Files.readString(README).replaceAll("\\s+", " ");
+        assertTrue(readme.contains("`" + CdcConfig.ENV_PREFIX + "` + the key upper-cased with dots as underscores"),
+                "README must state the env form: CS_CDC_ + key upper-cased, dots as underscores");
+        Map<String, String> expected = declaredDefaults();
+        Matcher m = Pattern.compile(CdcConfig.ENV_PREFIX + "[A-Z0-9_]+").matcher(readme);
+        int examples = 0;
+        while (m.find()) {
+            String key = m.group().substring(CdcConfig.ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.');
+            boolean known = expected.containsKey(key) || expected.keySet().stream()
+                    .anyMatch(k -> k.endsWith(Settings.PASS_THROUGH)
+                            && key.startsWith(k.substring(0, k.length() - Settings.PASS_THROUGH.length())));
+            assertTrue(known, "README's example " + m.group() + " names no setting (" + key + ")");
+            examples++;
+        }
+        assertFalse(examples == 0, "README must give an example " + CdcConfig.ENV_PREFIX + "<KEY>");
+        Path file = Files.createTempFile("cdc", ".properties");
+        try {
+            Files.writeString(file, "database.name=db\ndatabase.user=u\nkafka.bootstrap.servers=k:9092\n");
+            CdcConfig config = CdcConfig.load(file, Map.of(CdcConfig.ENV_PREFIX + "HTTP_PORT", "9191"));
+            assertEquals(9191, config.http().port(), "env override " + CdcConfig.ENV_PREFIX + "HTTP_PORT");
+        } finally {
+            Files.delete(file);
+        }
+    }
+
+    /** Key → rendered default, from reading a minimal config once per database kind. */
+    private static Map<String, String> declaredDefaults() {
+        Map<String, String> postgres = declared("postgres");
+        Map<String, String> mariadb = declared("mariadb");
+        assertEquals(postgres.keySet(), mariadb.keySet(), "both database kinds read the same keys");
+        Map<String, String> out = new LinkedHashMap<>();
+        postgres.forEach((key, value) -> out.put(key, value.equals(mariadb.get(key)) ? value
+                : value + " on postgres, " + mariadb.get(key) + " on mariadb"));
+        return out;
+    }
+
+    private static Map<String, String> declared(String kind) {
+        Settings s = new Settings(Map.of("database.kind", kind, "database.name", "db", "database.user", "u",
+                "kafka.bootstrap.servers", "localhost:9092"));
+        CdcConfig.from(s);
+        Map<String, String> out = new LinkedHashMap<>();
+        s.declared().forEach((key, value) -> out.put(key, value == null || value.isEmpty() ? NONE : value));
+        return out;
+    }
+
+    /** Key → {default cell, meaning} of the table under "## Settings"; "a / b" cells hold one entry per key. */
+    private static Map<String, String[]> tableRows(String readme) {
+        int start = readme.indexOf("\n## Settings");
+        assertTrue(start >= 0, "README.md has no '## Settings' section");
+        int end = readme.indexOf("\n## ", start + 1);
+        Map<String, String[]> rows = new LinkedHashMap<>();
+        for (String line : readme.substring(start, end < 0 ? readme.length() : end).split("\n")) {
+            if (!line.startsWith("|") || line.startsWith("|---") || line.startsWith("| key ")) {
+                continue;
+            }
+            String[] cells = line.substring(1).split("\\|", 3);
+            String[] keys = clean(cells[0]).split(" / ");
+            String[] defaults = clean(cells[1]).split(" / ");
+            String meaning = cells.length > 2 ? cells[2].replaceAll("\\|\\s*$", "").trim() : "";
+            for (int i = 0; i < keys.length; i++) {
+                String value = keys.length == defaults.length ? defaults[i] : "(the row needs one default per key)";
+                rows.put(keys[i], new String[] {value, meaning});
+            }
+        }
+        return rows;
+    }
+
+    private static String clean(String cell) {
+        return cell.replace("`", "").replace("&lt;", "<").replace("&gt;", ">").trim();
+    }
+}
