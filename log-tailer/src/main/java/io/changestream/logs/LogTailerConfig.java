@@ -175,7 +175,20 @@ public record LogTailerConfig(
 
     /** The config from properties, each key overridden by {@code LOG_TAILER_<KEY>} in {@code env} when present. */
     public static LogTailerConfig from(Properties props, Map<String, String> env) {
-        Settings s = new Settings(props, env);
+        return from(new Settings(props, env));
+    }
+
+    /**
+     * Every key {@link #from(Properties, Map)} reads from {@code props}, in read order, with its default as README.md
+     * shows it ({@code —} for none): the settings reference that {@code ConfigReferenceTest} checks.
+     */
+    static Map<String, String> declaredSettings(Properties props) {
+        Settings s = new Settings(props, Map.of());
+        from(s);
+        return java.util.Collections.unmodifiableMap(s.declared);
+    }
+
+    private static LogTailerConfig from(Settings s) {
         StreamSettings d = StreamSettings.defaults();
         StreamSettings stream = new StreamSettings(
                 s.seconds("stream.pollSeconds", d.poll()),
@@ -220,8 +233,9 @@ public record LogTailerConfig(
                 s.string("kafka.bootstrapServers", s.string("kafka.bootstrap.servers", "")),
                 s.kafkaClient(),
                 s.string("kafka.namespace", "cs."),
-                Path.of(s.string("kafka.stateDir", System.getProperty("java.io.tmpdir") + "/log-tailer-state")),
-                s.string("kafka.instanceId", defaultInstanceId(port)),
+                Path.of(s.string("kafka.stateDir", System.getProperty("java.io.tmpdir") + "/log-tailer-state",
+                        "java.io.tmpdir/log-tailer-state")),
+                s.string("kafka.instanceId", defaultInstanceId(port), "hostname-port"),
                 Duration.ofMillis(s.longValue("kafka.replayIndexWaitMillis", 2000)),
                 s.integer("kafka.replayThreads", 2),
                 s.integer("kafka.replayQueue", 1000),
@@ -247,7 +261,10 @@ public record LogTailerConfig(
 
     /** Property lookup with environment overrides and typed parsing that names the key on failure. */
     private static final class Settings {
+        private static final String NONE = "—";
         private final Map<String, String> values = new HashMap<>();
+        /** Key → default as documented, in first-read order. */
+        private final Map<String, String> declared = new LinkedHashMap<>();
 
         Settings(Properties props, Map<String, String> env) {
             props.stringPropertyNames().forEach(k -> values.put(k, props.getProperty(k).trim()));
@@ -263,6 +280,7 @@ public record LogTailerConfig(
          * {@code LOG_TAILER_KAFKA_*} (lower case, {@code _} as {@code .}), without the prefix.
          */
         Map<String, String> kafkaClient() {
+            declared.putIfAbsent("kafka.<client property>", NONE);
             Set<String> fixedEnv = new java.util.HashSet<>();
             KAFKA_SETTINGS.forEach(k -> fixedEnv.add(envName("kafka." + k)));
             Map<String, String> out = new TreeMap<>();
@@ -284,6 +302,12 @@ public record LogTailerConfig(
         }
 
         String string(String key, String fallback) {
+            return string(key, fallback, fallback == null || fallback.isEmpty() ? NONE : fallback);
+        }
+
+        /** As {@link #string(String, String)}, documenting the default as {@code shown} (it varies by host). */
+        String string(String key, String fallback, String shown) {
+            declared.putIfAbsent(key, shown);
             String env = values.get("env:" + envName(key));
             if (env != null) {
                 return env;
@@ -292,12 +316,14 @@ public record LogTailerConfig(
         }
 
         List<String> list(String key) {
+            declared.putIfAbsent(key, NONE);
             String v = string(key, "");
             return v.isBlank() ? List.of() : Arrays.stream(v.split(",")).map(String::trim)
                     .filter(x -> !x.isEmpty()).toList();
         }
 
         boolean bool(String key, boolean fallback) {
+            declared.putIfAbsent(key, Boolean.toString(fallback));
             String v = string(key, Boolean.toString(fallback)).toLowerCase(Locale.ROOT);
             if (!v.equals("true") && !v.equals("false")) {
                 throw new IllegalArgumentException(key + " must be true or false, was '" + v + "'");
@@ -310,6 +336,7 @@ public record LogTailerConfig(
         }
 
         long longValue(String key, long fallback) {
+            declared.putIfAbsent(key, Long.toString(fallback));
             String v = string(key, null);
             if (v == null || v.isBlank()) {
                 return fallback;
@@ -322,6 +349,7 @@ public record LogTailerConfig(
         }
 
         Duration seconds(String key, Duration fallback) {
+            declared.putIfAbsent(key, BigDecimal.valueOf(fallback.toNanos(), 9).stripTrailingZeros().toPlainString());
             String v = string(key, null);
             if (v == null || v.isBlank()) {
                 return fallback;

@@ -1,0 +1,111 @@
+package io.changestream.logs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * README.md's "Settings" table must match the keys {@link LogTailerConfig#from} reads and their defaults (issue 7):
+ * every key read is a row, every row is a key read, each default cell starts with the code's default (a note may
+ * follow in parentheses).
+ */
+class ConfigReferenceTest {
+
+    private static final Path README = Path.of("README.md");
+    private static final String PASS_THROUGH = "kafka.<client property>";
+
+    @Test
+    void readmeSettingsTableMatchesTheKeysTheCodeReads() throws Exception {
+        Map<String, String> expected = declared();
+        Map<String, String[]> rows = tableRows(Files.readString(README));
+        List<String> problems = new ArrayList<>();
+        expected.forEach((key, value) -> {
+            String[] row = rows.get(key);
+            if (row == null) {
+                problems.add("missing: " + key);
+            } else if (!row[0].equals(value) && !row[0].startsWith(value + " (")) {
+                problems.add(key + ": README shows default '" + row[0] + "', the code uses '" + value + "'");
+            }
+        });
+        rows.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("not read: " + k));
+        if (!problems.isEmpty()) {
+            StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
+            expected.forEach((key, value) -> table.append("| `").append(key).append("` | ").append(value)
+                    .append(" | ").append(rows.containsKey(key) ? rows.get(key)[1] : "").append(" |\n"));
+            assertTrue(false, "log-tailer/README.md's Settings table has drifted from LogTailerConfig: " + problems
+                    + "\nRows to paste (one per key):\n" + table);
+        }
+    }
+
+    @Test
+    void readmeStatesTheEnvironmentForm() throws Exception {
+        String readme = Files.readString(README).replaceAll("\\s+", " ");
+        String prefix = LogTailerConfig.ENV_PREFIX;
+        assertTrue(readme.contains("`" + prefix + "<KEY>` (upper case, `.` → `_`)"),
+                "README must state the env form: LOG_TAILER_<KEY> (upper case, . → _)");
+        Map<String, String> expected = declared();
+        Matcher m = Pattern.compile(prefix + "[A-Z0-9_]+").matcher(readme);
+        int examples = 0;
+        while (m.find()) {
+            String name = m.group().substring(prefix.length());
+            boolean known = name.startsWith("KAFKA_") || expected.keySet().stream()
+                    .anyMatch(k -> k.toUpperCase(Locale.ROOT).replace('.', '_').equals(name));
+            assertTrue(known, "README's example " + m.group() + " names no setting");
+            examples++;
+        }
+        assertFalse(examples == 0, "README must give an example " + prefix + "<KEY>");
+        LogTailerConfig config = LogTailerConfig.from(minimal(),
+                Map.of(prefix + "HTTP_PORT", "9191", prefix + "STREAM_MAXACTIVERUNS", "400"));
+        assertEquals(9191, config.httpPort(), "env override " + prefix + "HTTP_PORT");
+        assertEquals(400, config.stream().maxActiveRuns(), "env override " + prefix + "STREAM_MAXACTIVERUNS");
+    }
+
+    private static Map<String, String> declared() {
+        return LogTailerConfig.declaredSettings(minimal());
+    }
+
+    private static Properties minimal() {
+        Properties p = new Properties();
+        p.setProperty("auth.tokens", "t");
+        p.setProperty("storage.root", "logs");
+        return p;
+    }
+
+    /** Key → {default cell, meaning} of the table under "## Settings"; "a / b" cells hold one entry per key. */
+    private static Map<String, String[]> tableRows(String readme) {
+        int start = readme.indexOf("\n## Settings");
+        assertTrue(start >= 0, "README.md has no '## Settings' section");
+        int end = readme.indexOf("\n## ", start + 1);
+        Map<String, String[]> rows = new LinkedHashMap<>();
+        for (String line : readme.substring(start, end < 0 ? readme.length() : end).split("\n")) {
+            if (!line.startsWith("|") || line.startsWith("|---") || line.startsWith("| key ")) {
+                continue;
+            }
+            String[] cells = line.substring(1).split("\\|", 3);
+            String[] keys = clean(cells[0]).split(" / ");
+            String[] defaults = clean(cells[1]).split(" / ");
+            String meaning = cells.length > 2 ? cells[2].replaceAll("\\|\\s*$", "").trim() : "";
+            for (int i = 0; i < keys.length; i++) {
+                String value = keys.length == defaults.length ? defaults[i] : "(the row needs one default per key)";
+                rows.put(keys[i], new String[] {value, meaning});
+            }
+        }
+        return rows;
+    }
+
+    private static String clean(String cell) {
+        return cell.replace("`", "").replace("&lt;", "<").replace("&gt;", ">").trim();
+    }
+}
