@@ -11,6 +11,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.changestream.logs.engine.LogMetrics.ReplayKind;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.SaslBroker;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.TopicKeys;
 import io.changestream.topics.admin.TopicProvisioner;

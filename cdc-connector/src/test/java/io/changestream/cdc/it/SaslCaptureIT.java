@@ -14,6 +14,7 @@ import io.changestream.cdc.CdcConnector;
 import io.changestream.cdc.CdcException;
 import io.changestream.cdc.transform.Outcome;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.SaslBroker;
 import io.changestream.testkit.MariaDbServer;
 import io.changestream.testkit.PostgresDatabase;
 import io.changestream.topics.TopicCatalog;

@@ -1,7 +1,5 @@
-package io.changestream.cdc.it;
+package io.changestream.testkit;
 
-import io.changestream.testkit.Brokers;
-import io.changestream.testkit.KafkaBroker;
 import java.util.HashMap;
 import java.util.Map;
 
