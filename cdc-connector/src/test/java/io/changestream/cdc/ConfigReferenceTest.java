@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.changestream.testkit.ReadmeSettingsTable;
 import io.changestream.cdc.transform.Settings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +31,7 @@ class ConfigReferenceTest {
     void readmeSettingsTableMatchesTheKeysTheCodeReads() throws Exception {
         Map<String, String> expected = declaredDefaults();
         String readme = Files.readString(README);
-        Map<String, String[]> rows = tableRows(readme);
+        Map<String, String[]> rows = ReadmeSettingsTable.rows(readme);
         List<String> problems = new ArrayList<>();
         expected.forEach((key, value) -> {
             String[] row = rows.get(key);
@@ -95,31 +96,5 @@ class ConfigReferenceTest {
         Map<String, String> out = new LinkedHashMap<>();
         s.declared().forEach((key, value) -> out.put(key, value == null || value.isEmpty() ? NONE : value));
         return out;
-    }
-
-    /** Key → {default cell, meaning} of the table under "## Settings"; "a / b" cells hold one entry per key. */
-    private static Map<String, String[]> tableRows(String readme) {
-        int start = readme.indexOf("\n## Settings");
-        assertTrue(start >= 0, "README.md has no '## Settings' section");
-        int end = readme.indexOf("\n## ", start + 1);
-        Map<String, String[]> rows = new LinkedHashMap<>();
-        for (String line : readme.substring(start, end < 0 ? readme.length() : end).split("\n")) {
-            if (!line.startsWith("|") || line.startsWith("|---") || line.startsWith("| key ")) {
-                continue;
-            }
-            String[] cells = line.substring(1).split("\\|", 3);
-            String[] keys = clean(cells[0]).split(" / ");
-            String[] defaults = clean(cells[1]).split(" / ");
-            String meaning = cells.length > 2 ? cells[2].replaceAll("\\|\\s*$", "").trim() : "";
-            for (int i = 0; i < keys.length; i++) {
-                String value = keys.length == defaults.length ? defaults[i] : "(the row needs one default per key)";
-                rows.put(keys[i], new String[] {value, meaning});
-            }
-        }
-        return rows;
-    }
-
-    private static String clean(String cell) {
-        return cell.replace("`", "").replace("&lt;", "<").replace("&gt;", ">").trim();
     }
 }
