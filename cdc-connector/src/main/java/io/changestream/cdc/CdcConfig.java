@@ -208,9 +208,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
 
         /** True for a client property whose value must never be printed or logged (JAAS, passwords, keys). */
         public static boolean isSecret(String property) {
-            String k = property.toLowerCase(Locale.ROOT);
-            return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.contains("credential")
-                    || k.endsWith(".key") || k.endsWith("token");
+            return io.changestream.topics.SecretSettings.isSecret(property);
         }
 
         /** The pass-through properties with secrets masked, in key order. */

@@ -143,9 +143,7 @@ public record LogTailerConfig(
 
     /** True for a setting or client property whose value is never printed or logged. */
     public static boolean isSecret(String key) {
-        String k = key.toLowerCase(Locale.ROOT);
-        return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.contains("token")
-                || k.contains("credential") || k.endsWith(".key");
+        return io.changestream.topics.SecretSettings.isSecret(key);
     }
 
     /** Every component, tokens and secret client properties masked. */

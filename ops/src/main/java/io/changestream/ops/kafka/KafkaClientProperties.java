@@ -101,9 +101,7 @@ public record KafkaClientProperties(Map<String, String> properties) {
 
     /** True for keys whose values must never be printed or logged (passwords, JAAS configs, keys, secrets). */
     public static boolean isSecret(String key) {
-        String k = key.toLowerCase(Locale.ROOT);
-        return k.contains("password") || k.contains("jaas") || k.contains("secret") || k.endsWith(".key")
-                || k.contains("token") || k.contains("credential");
+        return io.changestream.topics.SecretSettings.isSecret(key);
     }
 
     @Override
