@@ -52,8 +52,8 @@ public final class E2eBench {
     private static final String TOKEN = "bench-token-0123456789abcdef";
     /** Connections inserting in parallel (one commit per row each); group commit keeps up with the rate. */
     private static final int WRITERS = 8;
-    /** Rows sent through the whole path before measuring (class loading, JIT, connections). */
-    private static final int WARM_UP_ROWS = 2_000;
+    /** Seconds of rows at the measured rate sent through the whole path before measuring (class loading, JIT). */
+    private static final int WARM_UP_SECONDS = 10;
 
     private E2eBench() {
     }
@@ -82,7 +82,7 @@ public final class E2eBench {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
                 }
                 subscribe(alerts.httpPort(), receiver.url("/alerts"));
-                warmUp(pg, receiver);
+                warmUp(pg, rate, receiver);
                 receiver.reset();
                 // phase 1: changestream alone (the baseline poller does not compete for the cores)
                 TopicProbe probe = new TopicProbe(broker.bootstrapServers(), catalog.changes().name());
@@ -226,28 +226,13 @@ public final class E2eBench {
         }
     }
 
-    /** A few rows first, so that class loading and connection set-up are not measured. */
-    private static void warmUp(PostgresDatabase pg, Receiver receiver) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
-        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
-        for (int w = 0; w < WRITERS; w++) {
-            done.add(pool.submit(() -> {
-                try (Connection c = pg.connection()) {
-                    for (int i = 0; i < WARM_UP_ROWS / WRITERS; i++) {
-                        insertRow(c, UUID.randomUUID().toString(), i);
-                    }
-                }
-                return null;
-            }));
-        }
-        for (var f : done) {
-            f.get();
-        }
-        pool.shutdown();
-        long until = System.currentTimeMillis() + 120_000;
-        while (receiver.distinct("/alerts") < WARM_UP_ROWS && System.currentTimeMillis() < until) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-        }
+    /**
+     * Rows first at the measured rate for {@link #WARM_UP_SECONDS}, so that class loading, JIT and connection set-up
+     * are not measured (a short burst left every lane's path cold: the first seconds queued hundreds of events).
+     */
+    private static void warmUp(PostgresDatabase pg, int rate, Receiver receiver) throws Exception {
+        int rows = insert(pg, rate, WARM_UP_SECONDS).size();
+        awaitDistinct(receiver, "/alerts", rows, 120_000L);
     }
 
     private static long maxOffset(PostgresDatabase pg) throws Exception {
