@@ -256,9 +256,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
 
     /** Whether a setting's value must never be shown. */
     static boolean isSecret(String key) {
-        String k = key.toLowerCase(Locale.ROOT);
-        return k.contains("password") || k.contains("secret") || k.contains("token") || k.contains("jaas")
-                || k.endsWith(".key");
+        return io.changestream.topics.SecretSettings.isSecret(key);
     }
 
     /** The effective settings as {@code key = value} pairs, secrets masked. */
