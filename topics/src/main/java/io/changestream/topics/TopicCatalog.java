@@ -24,7 +24,7 @@ import org.apache.kafka.common.config.TopicConfig;
  * <caption>Defaults</caption>
  * <tr><th>topic</th><th>partitions</th><th>policy</th><th>retention</th></tr>
  * <tr><td>changes</td><td>12</td><td>delete</td><td>7 d</td></tr>
- * <tr><td>pipeline-status</td><td>6</td><td>compact</td><td>-</td></tr>
+ * <tr><td>pipeline-status</td><td>6</td><td>compact, min.compaction.lag.ms 7 d</td><td>-</td></tr>
  * <tr><td>subscriptions</td><td>1</td><td>compact</td><td>-</td></tr>
  * <tr><td>alert-ledger</td><td>= changes</td><td>compact,delete</td><td>7 d</td></tr>
  * <tr><td>alert-dlq</td><td>6</td><td>delete</td><td>30 d</td></tr>
@@ -48,18 +48,27 @@ public final class TopicCatalog {
     /** Default partition count of {@code changes} (and so of {@code alert-ledger}). */
     public static final int DEFAULT_CHANGES_PARTITIONS = 12;
 
+    /**
+     * Default {@code min.compaction.lag.ms} of {@code pipeline-status}: 7 days, the retention of {@code changes}. A
+     * consumer group that lags less than this reads every intermediate run state, not only the latest per run; one
+     * that lags more has lost change events too.
+     */
+    public static final Duration DEFAULT_STATUS_MIN_COMPACTION_LAG = Duration.ofDays(7);
+
     private static final Duration DAY = Duration.ofDays(1);
 
     private final String namespace;
     private final short replicationFactor;
     private final Map<CatalogTopic, Integer> partitions;
+    private final Duration statusMinCompactionLag;
 
     /** A catalog with the given namespace (may be empty; e.g. {@code "cs."} or {@code "test-42."}). */
     public TopicCatalog(String namespace) {
-        this(namespace, DEFAULT_REPLICATION_FACTOR, defaultPartitions());
+        this(namespace, DEFAULT_REPLICATION_FACTOR, defaultPartitions(), DEFAULT_STATUS_MIN_COMPACTION_LAG);
     }
 
-    private TopicCatalog(String namespace, short replicationFactor, Map<CatalogTopic, Integer> partitions) {
+    private TopicCatalog(String namespace, short replicationFactor, Map<CatalogTopic, Integer> partitions,
+                         Duration statusMinCompactionLag) {
         Objects.requireNonNull(namespace, "TopicCatalog namespace must not be null (use \"\" for none)");
         if (!namespace.isEmpty() && !namespace.matches("[a-zA-Z0-9._-]+")) {
             throw new TopicsException("TopicCatalog namespace '" + namespace + "' may only contain [a-zA-Z0-9._-]");
@@ -67,9 +76,15 @@ public final class TopicCatalog {
         if (replicationFactor < 1) {
             throw new TopicsException("TopicCatalog replicationFactor must be >= 1, was " + replicationFactor);
         }
+        Objects.requireNonNull(statusMinCompactionLag, "TopicCatalog statusMinCompactionLag must not be null");
+        if (statusMinCompactionLag.isNegative()) {
+            throw new TopicsException("TopicCatalog statusMinCompactionLag (min.compaction.lag.ms of pipeline-status) "
+                    + "must be >= 0, was " + statusMinCompactionLag);
+        }
         this.namespace = namespace;
         this.replicationFactor = replicationFactor;
         this.partitions = partitions;
+        this.statusMinCompactionLag = statusMinCompactionLag;
     }
 
     /** The catalog with namespace {@value #DEFAULT_NAMESPACE} and production defaults. */
@@ -79,7 +94,20 @@ public final class TopicCatalog {
 
     /** This catalog with every topic at the given replication factor (1 for a single-broker cluster). */
     public TopicCatalog withReplicationFactor(short factor) {
-        return new TopicCatalog(namespace, factor, partitions);
+        return new TopicCatalog(namespace, factor, partitions, statusMinCompactionLag);
+    }
+
+    /**
+     * This catalog with another {@code min.compaction.lag.ms} for {@code pipeline-status} (default
+     * {@link #DEFAULT_STATUS_MIN_COMPACTION_LAG}; zero lets the cleaner keep only the latest state of a run at once).
+     */
+    public TopicCatalog withStatusMinCompactionLag(Duration lag) {
+        return new TopicCatalog(namespace, replicationFactor, partitions, lag);
+    }
+
+    /** The {@code min.compaction.lag.ms} of {@code pipeline-status}. */
+    public Duration statusMinCompactionLag() {
+        return statusMinCompactionLag;
     }
 
     /**
@@ -100,7 +128,7 @@ public final class TopicCatalog {
         if (topic == CatalogTopic.CHANGES) {
             copy.put(CatalogTopic.ALERT_LEDGER, count);
         }
-        return new TopicCatalog(namespace, replicationFactor, copy);
+        return new TopicCatalog(namespace, replicationFactor, copy, statusMinCompactionLag);
     }
 
     /** The namespace (topic name prefix). */
@@ -118,7 +146,7 @@ public final class TopicCatalog {
         return spec(CatalogTopic.CHANGES);
     }
 
-    /** {@code pipeline-status}: run status keyed by pipelineFqn/runId; compact. */
+    /** {@code pipeline-status}: run status keyed by pipelineFqn/runId; compact, {@code min.compaction.lag.ms} 7 d. */
     public TopicSpec pipelineStatus() {
         return spec(CatalogTopic.PIPELINE_STATUS);
     }
@@ -175,7 +203,9 @@ public final class TopicCatalog {
         int minIsr = Math.max(1, Math.min(2, replicationFactor - 1));
         return switch (topic) {
             case CHANGES -> spec(name, count, minIsr, CleanupPolicy.DELETE, Duration.ofDays(7), ChangeEvent.class);
-            case PIPELINE_STATUS -> spec(name, count, minIsr, CleanupPolicy.COMPACT, null, PipelineRunStatus.class);
+            case PIPELINE_STATUS -> spec(name, count, minIsr, CleanupPolicy.COMPACT, null, PipelineRunStatus.class)
+                    .withConfig(TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
+                            Long.toString(statusMinCompactionLag.toMillis()));
             case SUBSCRIPTIONS -> spec(name, count, minIsr, CleanupPolicy.COMPACT, null, EventSubscription.class);
             case ALERT_LEDGER -> spec(name, count, minIsr, CleanupPolicy.COMPACT_DELETE, Duration.ofDays(7),
                     DeliveryRecord.class);
@@ -212,6 +242,7 @@ public final class TopicCatalog {
 
     @Override
     public String toString() {
-        return "TopicCatalog[namespace=" + namespace + ", replicationFactor=" + replicationFactor + "]";
+        return "TopicCatalog[namespace=" + namespace + ", replicationFactor=" + replicationFactor
+                + ", statusMinCompactionLag=" + statusMinCompactionLag + "]";
     }
 }

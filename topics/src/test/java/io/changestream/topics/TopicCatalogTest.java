@@ -59,6 +59,18 @@ class TopicCatalogTest {
     }
 
     @Test
+    void pipelineStatusKeepsIntermediateRunStatesForTheCompactionLag() {
+        assertEquals(TopicCatalog.DEFAULT_STATUS_MIN_COMPACTION_LAG, catalog.statusMinCompactionLag());
+        TopicCatalog oneHour = catalog.withStatusMinCompactionLag(java.time.Duration.ofHours(1))
+                .withReplicationFactor((short) 1).withPartitions(CatalogTopic.CHANGES, 3);
+        assertEquals("3600000", oneHour.pipelineStatus().configs().get("min.compaction.lag.ms"),
+                "the lag survives the other with… methods");
+        assertEquals(null, oneHour.subscriptions().configs().get("min.compaction.lag.ms"), "status topic only");
+        org.junit.jupiter.api.Assertions.assertThrows(TopicsException.class,
+                () -> catalog.withStatusMinCompactionLag(java.time.Duration.ofMillis(-1)));
+    }
+
+    @Test
     void configsCarryPolicyRetentionAndMinIsr() {
         assertEquals(Map.of("cleanup.policy", "delete", "retention.ms", "604800000", "min.insync.replicas", "2"),
                 catalog.changes().configs());
@@ -66,6 +78,8 @@ class TopicCatalogTest {
                 "min.insync.replicas", "2"), catalog.alertLedger().configs());
         assertEquals(Map.of("cleanup.policy", "compact", "min.insync.replicas", "2"),
                 catalog.subscriptions().configs());
+        assertEquals(Map.of("cleanup.policy", "compact", "min.insync.replicas", "2", "min.compaction.lag.ms",
+                "604800000"), catalog.pipelineStatus().configs());
         assertEquals(Map.of("cleanup.policy", "delete", "retention.ms", "-1", "retention.bytes", "-1",
                 "min.insync.replicas", "2"), catalog.cdcSchemaHistory().configs());
         var newTopic = catalog.changes().newTopic();

@@ -108,6 +108,26 @@ class TopicProvisionerIT {
     }
 
     @Test
+    void pipelineStatusGetsItsMinCompactionLagCreatedOrExisting() throws Exception {
+        TopicCatalog catalog = freshCatalog();
+        TopicProvisioner provisioner = new TopicProvisioner(admin);
+        String status = catalog.pipelineStatus().name();
+        // an existing status topic made by an older version: compacted, no lag
+        createElsewhere(new NewTopic(status, 2, (short) 1).configs(Map.of("cleanup.policy", "compact")));
+        assertEquals("0", configsOf(status).get("min.compaction.lag.ms"), "the broker's default");
+
+        ProvisioningReport report = provisioner.provision(List.of(catalog.pipelineStatus()));
+        assertEquals(new ProvisioningReport.Change<>("0", "604800000"),
+                report.configsChanged().get(status).get("min.compaction.lag.ms"), report.toString());
+        assertEquals("604800000", configsOf(status).get("min.compaction.lag.ms"));
+
+        TopicCatalog fresh = freshCatalog().withStatusMinCompactionLag(Duration.ofHours(2));
+        provisioner.provision(List.of(fresh.pipelineStatus()));
+        assertEquals("7200000", configsOf(fresh.pipelineStatus().name()).get("min.compaction.lag.ms"),
+                "a created topic carries the configured lag");
+    }
+
+    @Test
     void raisesPartitionsOfChangesAndTheLedgerTogether() throws Exception {
         TopicCatalog catalog = freshCatalog();
         TopicProvisioner provisioner = new TopicProvisioner(admin);
