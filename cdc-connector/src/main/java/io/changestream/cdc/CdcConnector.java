@@ -33,7 +33,8 @@ public final class CdcConnector implements AutoCloseable {
     /** Starts the HTTP endpoint, creates missing topics and starts capturing. */
     public CdcConnector start() {
         LOG.info("cdc-connector starting: {}", config);
-        http = new HealthServer(config.http().host(), config.http().port(), registry, loop::streaming,
+        http = new HealthServer(config.http().host(), config.http().port(), registry, loop::live, loop::liveFailure,
+                loop::streaming,
                 () -> loop.state() + (loop.lastError() == null ? "" : " (last error: " + loop.lastError() + ")"))
                 .start();
         loop.start();
@@ -42,6 +43,11 @@ public final class CdcConnector implements AutoCloseable {
 
     public boolean streaming() {
         return loop.streaming();
+    }
+
+    /** What {@code /health/live} answers: false once a capture or lease thread could not be restarted. */
+    public boolean live() {
+        return loop.live();
     }
 
     public CaptureState state() {

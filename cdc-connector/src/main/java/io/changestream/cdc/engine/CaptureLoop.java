@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
@@ -29,52 +31,80 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the Debezium engine and keeps it running: waits for the standby lease when one is configured, runs the engine,
- * and restarts it after {@code restart.backoff.ms} when it fails (a Postgres slot held by another reader, a broker or
- * database outage) or when the lease comes back. Owns one thread ({@code cdc-capture}), which runs the engine, the
- * idempotent producer the engine's handler sends with, and the lease. {@link #close()} stops reading, lets the engine
- * commit the offsets of acked records, then closes producer and lease, bounded by {@code shutdown.timeout.ms}.
+ * and restarts it after an exponential backoff with jitter ({@code restart.backoff.*}) when it fails (a Postgres slot
+ * held by another reader, a broker or database outage) or when the lease comes back. The engine of one run is fenced
+ * by the lease epoch it started under: it is checked after the engine is built and before every produced batch, and
+ * the lease stops the engine when it is lost. The capture thread ({@code cdc-capture}) and the lease thread
+ * ({@code cdc-lease}) are kept alive by a {@link Supervisor}; {@link #live()} turns false when one cannot be
+ * restarted. The idempotent producer the engine's handler sends with is owned here. {@link #close()} stops reading,
+ * lets the engine commit the offsets of acked records, then closes lease and producer, bounded by
+ * {@code shutdown.timeout.ms}.
  */
 public final class CaptureLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CaptureLoop.class);
+
+    /** Role names of the supervised threads (thread {@code cdc-<role>}, tag {@code thread} of the restart meter). */
+    static final String CAPTURE = "capture";
+    static final String LEASE = "lease";
 
     private final CdcConfig config;
     private final CdcMetrics metrics;
     private final KafkaProducer<String, String> producer;
     private final GroupLease lease;
     private final StreamingProbe probe;
-    private final Thread thread;
+    private final Supervisor supervisor;
     private final AtomicReference<CaptureState> state = new AtomicReference<>(CaptureState.NEW);
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
     private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
     private volatile boolean stopping;
     private volatile String lastError;
+    private volatile Error injected;
+    private volatile Thread captureThread;
+    private volatile Thread leaseThread;
     /** nanoTime of the last handled batch of the current engine run; 0 = none yet. */
     private final AtomicLong lastBatchNanos = new AtomicLong();
+    private final AtomicInteger engineRuns = new AtomicInteger();
 
     public CaptureLoop(CdcConfig config, MeterRegistry registry) {
         this.config = config;
+        CdcConfig.Standby standby = config.standby();
         this.probe = new StreamingProbe(config.database().isPostgres() ? "postgres" : "mariadb",
                 config.capture().connectorName());
-        this.lease = config.standby().leaseEnabled()
+        GroupLease[] leaseRef = new GroupLease[1];
+        this.metrics = new CdcMetrics(registry, this::streaming, () -> leaseRef[0] == null || leaseRef[0].held());
+        this.lease = standby.leaseEnabled()
                 ? new GroupLease(config.kafka().clientProperties(), catalog().cdcOffsets().name(),
-                        config.capture().connectorName() + "-lease", config.standby().sessionTimeoutMs(),
-                        config.standby().pollIntervalMs(), this::closeEngine)
+                        config.capture().connectorName() + "-lease", standby.instanceId(), standby.sessionTimeoutMs(),
+                        standby.heartbeatIntervalMs(), standby.pollIntervalMs(), standby.validityMs(),
+                        this::closeEngine, metrics)
                 : null;
-        this.metrics = new CdcMetrics(registry, this::streaming, () -> lease == null || lease.held());
-        Map<String, Object> producerProps = config.kafka().clientProperties();
-        producerProps.putAll(Map.of(
+        leaseRef[0] = lease;
+        metrics.leaseEpoch(() -> lease == null ? GroupLease.NO_EPOCH : lease.held() ? lease.epoch() : -1);
+        this.supervisor = new Supervisor(config.capture().restartBackoff(), config.capture().threadMaxRestarts(),
+                metrics);
+        this.producer = new KafkaProducer<>(producerProperties(config));
+    }
+
+    /**
+     * The producer's settings: the pass-through client properties, then ours on top. {@code delivery.timeout.ms} is
+     * the ack timeout and {@code request.timeout.ms} leaves room for {@code linger.ms} in it (Kafka refuses a
+     * delivery timeout below linger + request timeout).
+     */
+    static Map<String, Object> producerProperties(CdcConfig config) {
+        Map<String, Object> props = config.kafka().clientProperties();
+        props.putAll(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                 ProducerConfig.LINGER_MS_CONFIG, config.kafka().lingerMs(),
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) config.kafka().ackTimeoutMs(),
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(config.kafka().ackTimeoutMs(), 30_000),
-                ProducerConfig.CLIENT_ID_CONFIG, config.capture().connectorName() + "-producer",
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, config.kafka().requestTimeoutMs(),
+                ProducerConfig.CLIENT_ID_CONFIG, config.capture().connectorName() + "-producer-"
+                        + config.standby().instanceId(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
-        this.producer = new KafkaProducer<>(producerProps);
-        this.thread = new Thread(this::run, "cdc-capture");
+        return props;
     }
 
     /** Creates missing topics (when configured), starts the lease and the capture thread. */
@@ -89,9 +119,19 @@ public final class CaptureLoop implements AutoCloseable {
             TopicSetup.ensure(config.kafka(), specs, config.kafka().ackTimeoutMs());
         }
         if (lease != null) {
-            lease.start();
+            leaseThread = supervisor.start(LEASE, lease::run);
         }
-        thread.start();
+        captureThread = supervisor.start(CAPTURE, this::run);
+    }
+
+    /** False once a capture or lease thread died and could not be restarted ({@code /health/live}). */
+    public boolean live() {
+        return supervisor.live();
+    }
+
+    /** Why {@link #live()} is false, else null. */
+    public String liveFailure() {
+        return supervisor.failure();
     }
 
     public CaptureState state() {
@@ -126,47 +166,76 @@ public final class CaptureLoop implements AutoCloseable {
     }
 
     private TopicCatalog catalog() {
-        return config.transform().catalog().withReplicationFactor(config.kafka().replicationFactor());
+        return catalog(config);
     }
 
+    /** The topics as this connector creates them: namespace, replication factor, pipeline-status compaction lag. */
+    static TopicCatalog catalog(CdcConfig config) {
+        return config.transform().catalog().withReplicationFactor(config.kafka().replicationFactor())
+                .withStatusMinCompactionLag(Duration.ofMillis(config.kafka().statusMinCompactionLagMs()));
+    }
+
+    /** The capture thread's body: lease, engine run, backoff, again; returns only when stopping. */
     private void run() {
-        boolean first = true;
-        try {
-            while (!stopping) {
-                if (lease != null) {
-                    moveTo(CaptureState.WAITING_FOR_LEASE);
-                    if (!lease.awaitHeld(() -> stopping)) {
-                        break;
-                    }
-                }
-                if (!first) {
-                    metrics.restarted();
-                }
-                first = false;
-                if (!moveTo(CaptureState.RUNNING)) {
-                    break;
+        if (state.get() == CaptureState.RUNNING) {
+            moveTo(CaptureState.BACKING_OFF); // restarted by the supervisor after dying mid-run
+        }
+        int failures = 0;
+        while (!stopping) {
+            long epoch = GroupLease.NO_EPOCH;
+            if (lease != null) {
+                if (!moveTo(CaptureState.WAITING_FOR_LEASE)) {
+                    return;
                 }
                 try {
-                    runEngineOnce();
-                } catch (RuntimeException e) {
-                    metrics.error("engine");
-                    lastError = e.toString();
-                    LOG.error("engine run failed; restarting after {} ms", config.capture().restartBackoffMs(), e);
+                    if (!lease.awaitHeld(() -> stopping || injected != null)) {
+                        throwInjected();
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
                 }
-                if (stopping || !moveTo(CaptureState.BACKING_OFF)) {
-                    break;
-                }
-                pause(config.capture().restartBackoffMs());
+                epoch = lease.epoch();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.error("capture loop failed", e);
-            lastError = e.toString();
+            if (engineRuns.getAndIncrement() > 0) {
+                metrics.restarted();
+            }
+            if (!moveTo(CaptureState.RUNNING)) {
+                return;
+            }
+            boolean streamed = false;
+            try {
+                streamed = runEngineOnce(new LeaseFence(lease, config.standby().instanceId(), epoch));
+            } catch (RuntimeException e) {
+                metrics.error("engine");
+                lastError = e.toString();
+                LOG.error("engine run failed", e);
+            }
+            throwInjected();
+            if (stopping || !moveTo(CaptureState.BACKING_OFF)) {
+                return;
+            }
+            // a run that streamed starts the backoff afresh; failing runs back off longer each time
+            failures = streamed ? 1 : failures + 1;
+            long delay = config.capture().restartBackoff().delayMs(failures,
+                    ThreadLocalRandom.current().nextDouble());
+            LOG.info("engine stopped; restarting in {} ms (attempt {})", delay, failures);
+            pause(delay);
+            throwInjected();
         }
     }
 
-    private void runEngineOnce() {
+    private void throwInjected() {
+        Error failure = injected;
+        if (failure != null) {
+            injected = null;
+            throw failure;
+        }
+    }
+
+    /** Runs one engine until it stops; true when it handled at least one batch (it was streaming). */
+    private boolean runEngineOnce(LeaseFence fence) {
         DebeziumEngine<RecordChangeEvent<SourceRecord>> built = DebeziumEngine
                 .create(ChangeEventFormat.of(Connect.class))
                 .using(DebeziumProperties.of(config))
@@ -177,25 +246,34 @@ public final class CaptureLoop implements AutoCloseable {
                         LOG.error("engine stopped with an error: {}", message, error);
                     }
                 })
-                .notifying(new KafkaChangeSink(producer, config.kafka().ackTimeoutMs(), metrics, lastBatchNanos))
+                .notifying(new KafkaChangeSink(producer, config.kafka().ackTimeoutMs(), metrics, lastBatchNanos, fence))
                 .build();
         lastBatchNanos.set(0);
         engine = built;
-        if (stopping) {
-            closeEngine();
-            return;
-        }
-        LOG.info("engine {} starting ({} {}:{}/{})", config.capture().connectorName(), config.database().kind(),
-                config.database().host(), config.database().port(), config.database().name());
         try {
+            if (stopping || injected != null) {
+                return false;
+            }
+            if (!fence.holds()) {
+                // the lease went between awaitHeld() and the build: this engine must not read
+                metrics.error("fenced");
+                LOG.warn("lease epoch {} lost before the engine started; not starting it", fence.epoch());
+                return false;
+            }
+            LOG.info("engine {} starting ({} {}:{}/{}, instance {}, lease epoch {})",
+                    config.capture().connectorName(), config.database().kind(), config.database().host(),
+                    config.database().port(), config.database().name(), config.standby().instanceId(),
+                    lease == null ? "none" : fence.epoch());
             built.run();
+            return lastBatchNanos.get() != 0;
         } finally {
             engine = null;
             try {
                 built.close();
             } catch (IllegalStateException alreadyStopped) {
-                // the engine shut itself down (failure or close from another thread)
+                // the engine shut itself down (failure or close from another thread): nothing left to close
             } catch (IOException e) {
+                metrics.error("engine_close");
                 LOG.warn("engine did not close cleanly: {}", e.toString());
             }
         }
@@ -208,22 +286,44 @@ public final class CaptureLoop implements AutoCloseable {
             try {
                 current.close();
             } catch (IOException | RuntimeException e) {
+                metrics.error("engine_close");
                 LOG.warn("engine close failed: {}", e.toString());
             }
         }
     }
 
-    private void pause(long millis) throws InterruptedException {
+    private void pause(long millis) {
         lock.lock();
         try {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
             long left;
-            while (!stopping && (left = deadline - System.nanoTime()) > 0) {
+            while (!stopping && injected == null && (left = deadline - System.nanoTime()) > 0) {
                 wake.awaitNanos(left);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Test hook: the thread {@code cdc-<role>} ({@link #CAPTURE} or {@link #LEASE}) throws {@code failure} as if it had
+     * crashed (the capture thread stops its engine first, as a dying thread's cleanup would).
+     */
+    void crash(String role, Error failure) {
+        if (LEASE.equals(role)) {
+            lease.crash(failure);
+            return;
+        }
+        injected = failure;
+        lock.lock();
+        try {
+            wake.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        closeEngine();
     }
 
     /** The one method that changes state; refuses moves the state table does not allow (and any after a stop). */
@@ -258,6 +358,7 @@ public final class CaptureLoop implements AutoCloseable {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.capture().shutdownTimeoutMs());
         stopping = true;
+        supervisor.closing();
         moveTo(CaptureState.STOPPING);
         lock.lock();
         try {
@@ -266,18 +367,25 @@ public final class CaptureLoop implements AutoCloseable {
             lock.unlock();
         }
         closeEngine();
-        if (thread.isAlive()) {
-            try {
-                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        join(captureThread, deadline);
+        // the engine has stopped: only now may the lease pass to a standby
         if (lease != null) {
             lease.close();
+            join(leaseThread, deadline);
         }
         producer.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         moveTo(CaptureState.STOPPED);
         LOG.info("capture stopped");
+    }
+
+    private static void join(Thread thread, long deadlineNanos) {
+        if (thread == null || !thread.isAlive()) {
+            return;
+        }
+        try {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -46,6 +46,8 @@ public final class DebeziumProperties {
         p.setProperty("poll.interval.ms", Long.toString(capture.pollIntervalMs()));
         p.setProperty("max.batch.size", Integer.toString(capture.maxBatchSize()));
         p.setProperty("max.queue.size", Integer.toString(capture.maxQueueSize()));
+        // bytes as well as records: 8,192 rows of up to max.row.bytes would otherwise be gigabytes
+        p.setProperty("max.queue.size.in.bytes", Long.toString(capture.maxQueueBytes()));
         if (capture.heartbeatIntervalMs() > 0) {
             p.setProperty("heartbeat.interval.ms", Long.toString(capture.heartbeatIntervalMs()));
         }

@@ -1,17 +1,26 @@
 package io.changestream.cdc.engine;
 
+import io.changestream.cdc.metrics.CdcMetrics;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -23,75 +32,131 @@ import org.slf4j.LoggerFactory;
  * leaves the group at once. Cooperative-sticky assignment keeps the partition with its holder when a standby joins.
  * The partition is paused: nothing is ever fetched.
  *
- * <p>Owns one thread ({@code cdc-lease}), the only one that touches the consumer. {@code onLost} runs on that thread
- * inside the rebalance callback, so the partition is not handed over before it returns (a graceful handover never
- * has two readers; after a session expiry the old holder stops at its next poll).
+ * <p><b>Epoch.</b> Each acquisition is numbered by the group generation in which the partition was assigned; a later
+ * holder always has a larger epoch. Produced records carry it (see {@link LeaseFence}), so the broker's log shows who
+ * captured under which lease.
+ *
+ * <p><b>Renewal.</b> A holder proves its membership every heartbeat interval by committing to the lease partition
+ * (the coordinator refuses a commit from a member it expired). It trusts the lease for
+ * {@link io.changestream.cdc.CdcConfig.Standby#validityMs()} after the send time of its last successful renewal;
+ * a holder cut off from the coordinator therefore gives the lease up — stops the engine — before the coordinator's
+ * session timeout can hand it to a standby. It then leaves and rejoins with a fresh consumer.
+ *
+ * <p>One thread runs {@link #run()} (the {@code cdc-lease} thread the {@link Supervisor} owns), the only one that
+ * touches the consumer. {@code onLost} runs on that thread, inside the rebalance callback on a revocation, so the
+ * partition is not handed over before it returns. {@link #held()}, {@link #epoch()} and {@link #close()}: any thread.
  */
 final class GroupLease implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(GroupLease.class);
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    /** Not held. */
+    static final long NO_EPOCH = -1;
+
+    private final Map<String, Object> consumerProps;
     private final String topic;
+    private final String instanceId;
     private final Duration pollInterval;
+    private final long heartbeatIntervalMs;
+    private final long validityNanos;
     private final Runnable onLost;
-    private final Thread thread;
+    private final CdcMetrics metrics;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private volatile boolean held;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    /** The epoch of the current holding; {@link #NO_EPOCH} when not held. Written by the lease thread only. */
+    private volatile long epoch = NO_EPOCH;
+    private volatile long validUntilNanos;
     private volatile boolean running = true;
-    private volatile boolean started;
+    private volatile Error injected;
 
-    GroupLease(Map<String, Object> clientProperties, String topic, String groupId, int sessionTimeoutMs, long pollIntervalMs,
-               Runnable onLost) {
+    GroupLease(Map<String, Object> clientProperties, String topic, String groupId, String instanceId,
+               int sessionTimeoutMs, int heartbeatIntervalMs, long pollIntervalMs, long validityMs, Runnable onLost,
+               CdcMetrics metrics) {
         this.topic = topic;
+        this.instanceId = instanceId;
         this.pollInterval = Duration.ofMillis(pollIntervalMs);
+        this.heartbeatIntervalMs = heartbeatIntervalMs;
+        this.validityNanos = TimeUnit.MILLISECONDS.toNanos(validityMs);
         this.onLost = onLost;
-        Map<String, Object> props = new java.util.HashMap<>(clientProperties);
+        this.metrics = metrics;
+        Map<String, Object> props = new HashMap<>(clientProperties);
         props.putAll(Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, groupId,
+                ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-" + instanceId,
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionTimeoutMs,
-                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, sessionTimeoutMs / 4),
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, heartbeatIntervalMs,
                 ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, List.of(CooperativeStickyAssignor.class.getName()),
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
-        this.consumer = new KafkaConsumer<>(props);
-        this.thread = new Thread(this::run, "cdc-lease");
-        this.thread.setDaemon(true);
+        this.consumerProps = Map.copyOf(props);
     }
 
-    void start() {
-        started = true;
-        thread.start();
-    }
-
+    /** True while this instance holds the lease and its last renewal is recent enough to trust. Any thread. */
     boolean held() {
-        return held;
+        return epoch != NO_EPOCH && System.nanoTime() - validUntilNanos < 0;
+    }
+
+    /** True while the lease of {@code expectedEpoch} is held (the fence before each produced batch). Any thread. */
+    boolean heldAt(long expectedEpoch) {
+        return expectedEpoch != NO_EPOCH && epoch == expectedEpoch && held();
+    }
+
+    /** The epoch of the current holding, or {@link #NO_EPOCH}. */
+    long epoch() {
+        return epoch;
     }
 
     /** Blocks until the lease is held (true), or the lease is closed or {@code stop} says so (false). */
-    boolean awaitHeld(java.util.function.BooleanSupplier stop) throws InterruptedException {
+    boolean awaitHeld(BooleanSupplier stop) throws InterruptedException {
         lock.lock();
         try {
-            while (!held && running && !stop.getAsBoolean()) {
+            while (!held() && running && !stop.getAsBoolean()) {
                 changed.await(pollInterval.toMillis(), TimeUnit.MILLISECONDS);
             }
-            return held && running && !stop.getAsBoolean();
+            return held() && running && !stop.getAsBoolean();
         } finally {
             lock.unlock();
         }
     }
 
-    private void run() {
+    /**
+     * The lease thread's body: consumer sessions one after another until {@link #close()}. A session ends when the
+     * lease expired without renewal, the coordinator fenced this member, or a client call failed; then the consumer
+     * is closed (leaving the group) and a new one joins after one poll interval. Returns only once closed; an
+     * {@link Error} escapes (the supervisor restarts the thread).
+     */
+    void run() {
+        while (running) {
+            try {
+                session();
+            } catch (WakeupException e) {
+                // close() asked us to stop
+            } catch (KafkaException | IllegalStateException e) {
+                metrics.error("lease");
+                LOG.warn("lease session on {} failed ({}); rejoining in {} ms", topic, e.toString(),
+                        pollInterval.toMillis());
+                pauseQuietly();
+            }
+        }
+    }
+
+    private void session() {
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProps);
+        consumer = c;
+        TopicPartition partition = new TopicPartition(topic, 0);
+        long nextRenewal = 0;
         try {
-            consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+            if (!running) {
+                return;
+            }
+            c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
                     if (!partitions.isEmpty()) {
-                        consumer.pause(partitions);
-                        LOG.info("lease on {} acquired", topic);
-                        setHeld(true);
+                        c.pause(partitions);
+                        acquire(c.groupMetadata().generationId());
                     }
                 }
 
@@ -106,60 +171,128 @@ final class GroupLease implements AutoCloseable {
                 }
             });
             while (running) {
-                consumer.poll(pollInterval);
+                Error failure = injected;
+                if (failure != null) {
+                    injected = null;
+                    throw failure;
+                }
+                c.poll(pollInterval);
+                if (epoch == NO_EPOCH) {
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (now - nextRenewal >= 0) {
+                    nextRenewal = now + TimeUnit.MILLISECONDS.toNanos(heartbeatIntervalMs);
+                    if (!renew(c, partition)) {
+                        return;
+                    }
+                }
+                if (!held()) {
+                    metrics.error("lease");
+                    LOG.warn("lease on {} epoch {} not renewed within {} ms (coordinator unreachable?): stopping the "
+                            + "engine and rejoining", topic, epoch, TimeUnit.NANOSECONDS.toMillis(validityNanos));
+                    lose(List.of(partition), "expired");
+                    return;
+                }
             }
-        } catch (WakeupException e) {
-            // close() asked us to stop
-        } catch (RuntimeException e) {
-            LOG.error("lease thread failed; the lease is given up", e);
-            lose(List.of(new TopicPartition(topic, 0)), "failed");
         } finally {
+            consumer = null;
+            lose(List.of(partition), "given up");
             try {
-                consumer.close(Duration.ofSeconds(5));
+                c.close(Duration.ofSeconds(5));
             } catch (RuntimeException e) {
-                LOG.warn("lease consumer did not close cleanly: {}", e.toString());
+                metrics.error("lease");
+                LOG.warn("lease consumer on {} did not close cleanly: {}", topic, e.toString());
             }
-            running = false;
-            setHeld(false);
         }
+    }
+
+    /**
+     * Proves membership by a commit the coordinator checks against the member id and generation. False when the
+     * coordinator fenced this member (the session must end); a retriable failure only leaves the validity running out.
+     */
+    private boolean renew(KafkaConsumer<byte[], byte[]> c, TopicPartition partition) {
+        long sentAt = System.nanoTime();
+        long current = epoch;
+        try {
+            c.commitSync(Map.of(partition, new OffsetAndMetadata(0, instanceId + " epoch " + current)),
+                    Duration.ofMillis(heartbeatIntervalMs));
+            if (epoch == current) {
+                validUntilNanos = sentAt + validityNanos;
+            }
+            return true;
+        } catch (RebalanceInProgressException | RetriableException e) {
+            LOG.debug("lease renewal on {} not confirmed: {}", topic, e.toString());
+            return true;
+        } catch (CommitFailedException | FencedInstanceIdException e) {
+            metrics.error("lease");
+            LOG.warn("lease on {} epoch {}: the coordinator no longer knows this member ({}); stopping the engine",
+                    topic, current, e.toString());
+            lose(List.of(partition), "fenced");
+            return false;
+        }
+    }
+
+    private void acquire(long generation) {
+        lock.lock();
+        try {
+            validUntilNanos = System.nanoTime() + validityNanos;
+            epoch = generation;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        LOG.info("lease on {} acquired by {} (epoch {})", topic, instanceId, generation);
     }
 
     private void lose(Collection<TopicPartition> partitions, String how) {
-        if (held && !partitions.isEmpty()) {
-            LOG.info("lease on {} {}: stopping the engine", topic, how);
-            setHeld(false);
-            onLost.run();
+        if (epoch == NO_EPOCH || partitions.isEmpty()) {
+            return;
         }
-    }
-
-    private void setHeld(boolean value) {
+        long lost = epoch;
         lock.lock();
         try {
-            held = value;
+            epoch = NO_EPOCH;
             changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        LOG.info("lease on {} epoch {} {}: stopping the engine", topic, lost, how);
+        onLost.run();
+    }
+
+    private void pauseQuietly() {
+        lock.lock();
+        try {
+            if (running) {
+                changed.await(pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
         } finally {
             lock.unlock();
         }
     }
 
-    /** Leaves the group (the lease passes at once to a standby) and joins the lease thread, at most 10 s. */
+    /** Test hook: the lease thread throws {@code failure} at its next poll, as if it had crashed. */
+    void crash(Error failure) {
+        injected = failure;
+    }
+
+    /** Asks the lease thread to leave the group (the lease passes at once to a standby); the supervisor joins it. */
     @Override
     public void close() {
-        if (!started) {
-            // never started: the consumer is ours to close here (idempotent)
-            running = false;
-            consumer.close(Duration.ZERO);
-            return;
-        }
-        if (!running && !thread.isAlive()) {
-            return;
-        }
         running = false;
-        consumer.wakeup();
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        lock.lock();
         try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 }

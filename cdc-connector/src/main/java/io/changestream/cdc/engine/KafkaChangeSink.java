@@ -26,6 +26,10 @@ import org.apache.kafka.connect.source.SourceRecord;
  * {@code cdc-offsets} never pass a row that is not in Kafka. A missing ack fails the batch (and the engine, which the
  * capture loop restarts from the last committed offset: at-least-once, duplicates carry the same event id).
  * Called by the engine's single handler thread (ordered processing); the producer is owned by the capture loop.
+ *
+ * <p>Before a batch is sent, the {@link LeaseFence} of this engine run is checked: a run whose lease is gone produces
+ * nothing more (the batch fails, nothing of it is marked processed). Every record carries the fence's headers (the
+ * capturing instance and its lease epoch).
  */
 final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
 
@@ -36,17 +40,20 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
     private final long ackTimeoutMs;
     private final CdcMetrics metrics;
     private final AtomicLong lastBatchNanos;
+    private final LeaseFence fence;
 
     /**
      * @param lastBatchNanos set to {@link System#nanoTime()} after each handled batch (heartbeats included): proof
      *                       that the engine streams, not merely that it is connected
+     * @param fence          checked before each batch; its headers go on every record
      */
     KafkaChangeSink(Producer<String, String> producer, long ackTimeoutMs, CdcMetrics metrics,
-                    AtomicLong lastBatchNanos) {
+                    AtomicLong lastBatchNanos, LeaseFence fence) {
         this.producer = producer;
         this.ackTimeoutMs = ackTimeoutMs;
         this.metrics = metrics;
         this.lastBatchNanos = lastBatchNanos;
+        this.fence = fence;
     }
 
     @Override
@@ -55,15 +62,16 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
             throws InterruptedException {
         long start = System.nanoTime();
         List<Future<RecordMetadata>> acks = new ArrayList<>(records.size());
+        fenceBefore(records);
         for (RecordChangeEvent<SourceRecord> event : records) {
             SourceRecord record = event.record();
             Outcome outcome = outcome(record);
             if (outcome != null && outcome.isProduced()) {
                 acks.add(producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
-                        (String) record.key(), (String) record.value())));
+                        (String) record.key(), (String) record.value(), fence.headers())));
             }
         }
-        awaitAcks(acks, start);
+        awaitAcks(acks, start, records);
         for (RecordChangeEvent<SourceRecord> event : records) {
             count(event.record());
             committer.markProcessed(event);
@@ -72,7 +80,30 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         lastBatchNanos.set(System.nanoTime());
     }
 
-    private void awaitAcks(List<Future<RecordMetadata>> acks, long start) throws InterruptedException {
+    /** The lease fence: a run that lost its lease sends nothing more. */
+    private void fenceBefore(List<RecordChangeEvent<SourceRecord>> records) {
+        try {
+            fence.check();
+        } catch (CdcException e) {
+            metrics.error("fenced");
+            throw new CdcException.Retriable(e.getMessage() + " (" + records.size() + " records from "
+                    + coordinates(records) + ")", null);
+        }
+    }
+
+    /** Where a batch starts in the log: table and position of its first captured row. */
+    private static String coordinates(List<RecordChangeEvent<SourceRecord>> records) {
+        for (RecordChangeEvent<SourceRecord> event : records) {
+            String table = header(event.record(), ChangeEventTransform.TABLE_HEADER);
+            if (table != null) {
+                return table + " at " + header(event.record(), ChangeEventTransform.POSITION_HEADER);
+            }
+        }
+        return "control records only";
+    }
+
+    private void awaitAcks(List<Future<RecordMetadata>> acks, long start, List<RecordChangeEvent<SourceRecord>> records)
+            throws InterruptedException {
         if (acks.isEmpty()) {
             return;
         }
@@ -84,8 +115,9 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         } catch (ExecutionException | TimeoutException e) {
             metrics.error("produce");
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new CdcException.Retriable("a batch of " + acks.size() + " records was not acked within "
-                    + ackTimeoutMs + " ms (kafka.ack.timeout.ms); nothing of it is marked processed", cause);
+            throw new CdcException.Retriable("a batch of " + acks.size() + " records from " + coordinates(records)
+                    + " was not acked within " + ackTimeoutMs + " ms (kafka.ack.timeout.ms); nothing of it is marked "
+                    + "processed", cause);
         }
         metrics.batchAcked(Duration.ofNanos(System.nanoTime() - start));
     }
@@ -100,7 +132,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         if (outcome == Outcome.PRODUCED) {
             String captured = header(record, CAPTURED_HEADER);
             metrics.captured(record.timestamp() == null ? 0 : record.timestamp(),
-                    captured == null ? 0 : Long.parseLong(captured),
+                    captured == null || !captured.matches("\\d{1,18}") ? 0 : Long.parseLong(captured),
                     numericPosition(header(record, ChangeEventTransform.POSITION_HEADER)));
         }
     }

@@ -6,7 +6,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The connector's HTTP endpoint (Javalin on Jetty): {@code /health/live} (200 while the process runs),
+ * The connector's HTTP endpoint (Javalin on Jetty): {@code /health/live} (200 while every supervised thread runs or
+ * can be restarted, else 503 naming the thread that could not),
  * {@code /health/ready} (200 when streaming from the database log, else 503 with the capture state) and
  * {@code /metrics} (Prometheus text format). Jetty owns its threads; {@link #close()} stops them.
  */
@@ -14,14 +15,17 @@ public final class HealthServer implements AutoCloseable {
 
     private final Javalin app;
 
-    public HealthServer(String host, int port, PrometheusMeterRegistry registry, BooleanSupplier ready,
-                        Supplier<String> status) {
+    public HealthServer(String host, int port, PrometheusMeterRegistry registry, BooleanSupplier live,
+                        Supplier<String> liveFailure, BooleanSupplier ready, Supplier<String> status) {
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.jetty.host = host;
             config.jetty.port = port;
-            config.routes.get("/health/live", ctx -> ctx.result("live"));
+            config.routes.get("/health/live", ctx -> {
+                boolean isLive = live.getAsBoolean();
+                ctx.status(isLive ? 200 : 503).result(isLive ? "live" : "not live: " + liveFailure.get());
+            });
             config.routes.get("/health/ready", ctx -> {
                 boolean isReady = ready.getAsBoolean();
                 ctx.status(isReady ? 200 : 503).result(isReady ? "ready" : "not ready: " + status.get());

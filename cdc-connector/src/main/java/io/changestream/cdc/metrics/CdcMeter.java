@@ -3,7 +3,7 @@ package io.changestream.cdc.metrics;
 /**
  * Every meter of the cdc-connector: Micrometer name (Prometheus name in the comment), unit and description. Tags are
  * bounded: {@code table} (the two captured tables), {@code outcome} ({@link io.changestream.cdc.transform.Outcome}),
- * {@code kind} (engine, produce).
+ * {@code kind} (the fixed list in {@link #ERRORS}), {@code thread} (capture, lease).
  */
 public enum CdcMeter {
     /** {@code cdc_events_total{table,outcome}}. */
@@ -25,9 +25,18 @@ public enum CdcMeter {
     /** {@code cdc_lease_held}. */
     LEASE_HELD("cdc.lease.held", null, "1 when this instance holds the standby lease (or runs without one), else 0"),
     /** {@code cdc_errors_total{kind}}. */
-    ERRORS("cdc.errors", null, "Failures by kind: engine (the engine stopped with an error), produce (no ack in time)"),
+    ERRORS("cdc.errors", null, "Failures by kind: engine (the engine stopped with an error), produce (no ack in time), "
+            + "fenced (a batch refused because the lease was gone), lease (lease session failed, renewal refused or "
+            + "expired), engine_close (the engine did not close cleanly), mapping (a row the transform could not map, "
+            + "dead-lettered), probe (the streaming MBean could not be read)"),
     /** {@code cdc_engine_restarts_total}. */
-    RESTARTS("cdc.engine.restarts", null, "Engine restarts after a failure or a regained lease");
+    RESTARTS("cdc.engine.restarts", null, "Engine restarts after a failure or a regained lease"),
+    /** {@code cdc_thread_restarts_total{thread}}. */
+    THREAD_RESTARTS("cdc.thread.restarts", null,
+            "Deaths of a supervised thread (capture, lease), each followed by a restart unless thread.max.restarts "
+                    + "is exhausted"),
+    /** {@code cdc_lease_epoch}. */
+    LEASE_EPOCH("cdc.lease.epoch", null, "Epoch (group generation) of the lease this instance holds, -1 when none");
 
     private final String meterName;
     private final String baseUnit;

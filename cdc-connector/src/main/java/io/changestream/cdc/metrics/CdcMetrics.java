@@ -27,6 +27,7 @@ public final class CdcMetrics {
     private final AtomicLong lastCommitMs = new AtomicLong();
     private final Counter restarts;
     private final ConcurrentMap<String, Counter> errors = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Counter> threadRestarts = new ConcurrentHashMap<>();
 
     public CdcMetrics(MeterRegistry registry, BooleanSupplier connected, BooleanSupplier leaseHeld) {
         this.registry = registry;
@@ -87,6 +88,30 @@ public final class CdcMetrics {
 
     public void restarted() {
         restarts.increment();
+    }
+
+    /** One death of the supervised thread {@code role} (capture or lease). */
+    public void threadRestarted(String role) {
+        threadRestarts.computeIfAbsent(role, r -> counter(CdcMeter.THREAD_RESTARTS).tag("thread", r)
+                .register(registry)).increment();
+    }
+
+    /** Deaths of the supervised thread {@code role} so far. */
+    public double threadRestarts(String role) {
+        Counter c = threadRestarts.get(role);
+        return c == null ? 0 : c.count();
+    }
+
+    /** Errors of {@code kind} so far. */
+    public double errors(String kind) {
+        Counter c = errors.get(kind);
+        return c == null ? 0 : c.count();
+    }
+
+    /** Publishes the epoch of the held lease ({@code -1} = none). */
+    public void leaseEpoch(java.util.function.LongSupplier epoch) {
+        Gauge.builder(CdcMeter.LEASE_EPOCH.meterName(), () -> epoch.getAsLong())
+                .description(CdcMeter.LEASE_EPOCH.description()).register(registry);
     }
 
     private static Counter.Builder counter(CdcMeter meter) {

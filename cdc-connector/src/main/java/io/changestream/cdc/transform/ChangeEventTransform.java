@@ -60,7 +60,14 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
             return record;
         }
         CapturedRow row = toRow(value, source, tableName);
-        Mapping mapping = mapper.map(row);
+        Mapping mapping;
+        try {
+            mapping = mapper.map(row);
+        } catch (RuntimeException e) {
+            // a bug or an input the mapper did not foresee: dead-letter the row rather than fail the engine on it
+            // forever (the engine would restart and meet the same row again)
+            mapping = mapper.failed(row, e);
+        }
         Headers headers = record.headers().duplicate();
         headers.addString(OUTCOME_HEADER, mapping.outcome().tag());
         headers.addString(TABLE_HEADER, row.table());

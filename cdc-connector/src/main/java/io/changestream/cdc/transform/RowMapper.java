@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class RowMapper {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RowMapper.class);
+
     private final TransformSettings settings;
     private final ObjectMapper mapper = Json.mapper();
     private final JsonMasker masker;
@@ -48,6 +50,17 @@ public final class RowMapper {
             return mapChangeEvent(row);
         }
         return mapPipelineStatus(row);
+    }
+
+    /**
+     * The dead letter of a row whose mapping threw unexpectedly: the reason names the exception type and its first
+     * line (never the row text). Logged once per row with its coordinates; counted as dead-lettered by the sink.
+     */
+    public Mapping failed(CapturedRow row, RuntimeException e) {
+        String reason = "mapping failed: " + e.getClass().getSimpleName() + ": " + firstLine(e);
+        LOG.error("row of {} at {} (offset column {}) could not be mapped; dead-lettered: {}", row.table(),
+                row.logPosition(), row.sourceOffset(), reason);
+        return deadLetter(row, reason, null);
     }
 
     private Mapping mapChangeEvent(CapturedRow row) {

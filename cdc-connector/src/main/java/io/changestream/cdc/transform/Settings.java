@@ -74,6 +74,20 @@ public final class Settings {
         return parsed;
     }
 
+    /** A whole number, or null when unset (the caller derives it); {@code shownDefault} is what README shows. */
+    public Long optionalNumber(String key, String shownDefault, long min, long max) {
+        Long parsed = raw(key) == null ? null : number(key, min, min, max);
+        declared.put(key, shownDefault);
+        return parsed;
+    }
+
+    /** A text value, or null when unset (the caller derives it); {@code shownDefault} is what README shows. */
+    public String derived(String key, String shownDefault) {
+        String value = raw(key);
+        declared.put(key, shownDefault);
+        return value;
+    }
+
     public int integer(String key, int defaultValue, int min, int max) {
         return (int) number(key, defaultValue, min, max);
     }

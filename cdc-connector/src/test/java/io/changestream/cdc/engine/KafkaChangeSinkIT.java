@@ -35,12 +35,15 @@ class KafkaChangeSinkIT {
     private static KafkaProducer<String, String> producer;
     private static final String TOPIC = "sink-it-" + UUID.randomUUID();
     private static final String FAILING_TOPIC = "sink-it-failing-" + UUID.randomUUID();
+    private static final String FENCED_TOPIC = "sink-it-fenced-" + UUID.randomUUID();
+    private static final LeaseFence NO_LEASE = new LeaseFence(null, "sink-it", GroupLease.NO_EPOCH);
 
     @BeforeAll
     static void start() {
         broker = Brokers.shared();
         broker.createTopic(TOPIC, 1);
         broker.createTopic(FAILING_TOPIC, 1);
+        broker.createTopic(FENCED_TOPIC, 1);
         producer = new KafkaProducer<>(KafkaTestClients.producerProps(broker));
     }
 
@@ -95,7 +98,7 @@ class KafkaChangeSinkIT {
     void marksEveryRecordOfABatchAfterItsAcksAndCountsOutcomes() throws Exception {
         CdcMetrics metrics = new CdcMetrics(new SimpleMeterRegistry(), () -> true, () -> true);
         AtomicLong lastBatch = new AtomicLong();
-        KafkaChangeSink sink = new KafkaChangeSink(producer, 10_000, metrics, lastBatch);
+        KafkaChangeSink sink = new KafkaChangeSink(producer, 10_000, metrics, lastBatch, NO_LEASE);
         SourceRecord heartbeat = new SourceRecord(Map.of(), Map.of("lsn", 2L), "__debezium-heartbeat.x", null, null,
                 null, null);
         List<RecordChangeEvent<SourceRecord>> batch = List.of(mapped(Outcome.PRODUCED, "{\"id\":\"1\"}"),
@@ -106,8 +109,10 @@ class KafkaChangeSinkIT {
 
         assertEquals(batch.stream().map(RecordChangeEvent::record).toList(), committer.marked, "all, in order");
         assertEquals(1, committer.batchesFinished);
-        assertEquals(2, KafkaTestClients.readAll(broker, TOPIC, Duration.ofSeconds(30)).size(),
-                "the produced and the dead-lettered record are in Kafka (acked before marking)");
+        var written = KafkaTestClients.readAll(broker, TOPIC, Duration.ofSeconds(30));
+        assertEquals(2, written.size(), "the produced and the dead-lettered record are in Kafka (acked before marking)");
+        assertEquals("sink-it", new String(written.get(0).headers().lastHeader(LeaseFence.CAPTURER_HEADER).value(),
+                java.nio.charset.StandardCharsets.UTF_8), "every record names its capturer");
         assertEquals(1, metrics.count(Outcome.PRODUCED));
         assertEquals(1, metrics.count(Outcome.FILTERED));
         assertEquals(1, metrics.count(Outcome.DEAD_LETTERED));
@@ -117,7 +122,7 @@ class KafkaChangeSinkIT {
     @Test
     void aBatchWithARejectedSendIsNotMarkedAtAll() {
         CdcMetrics metrics = new CdcMetrics(new SimpleMeterRegistry(), () -> true, () -> true);
-        KafkaChangeSink sink = new KafkaChangeSink(producer, 10_000, metrics, new AtomicLong());
+        KafkaChangeSink sink = new KafkaChangeSink(producer, 10_000, metrics, new AtomicLong(), NO_LEASE);
         RecordingCommitter committer = new RecordingCommitter();
         // above the producer's max.request.size (1 MiB): the real client refuses it
         List<RecordChangeEvent<SourceRecord>> batch = List.of(mapped(FAILING_TOPIC, Outcome.PRODUCED, "{\"id\":1}"),
@@ -128,5 +133,28 @@ class KafkaChangeSinkIT {
         assertTrue(e.getMessage().contains("kafka.ack.timeout.ms"), e.getMessage());
         assertEquals(List.of(), committer.marked, "nothing marked: the offsets stay before the batch");
         assertEquals(0, committer.batchesFinished);
+    }
+
+    @Test
+    void aRunWhoseLeaseIsGoneProducesNothingMore() throws Exception {
+        CdcMetrics metrics = new CdcMetrics(new SimpleMeterRegistry(), () -> true, () -> true);
+        // a lease that is not held (never joined): the engine run of epoch 7 is fenced
+        GroupLease lease = new GroupLease(Map.of("bootstrap.servers", broker.bootstrapServers()), FENCED_TOPIC,
+                FENCED_TOPIC + "-lease", "zombie", 6_000, 1_500, 100, 4_400, () -> { }, metrics);
+        KafkaChangeSink sink = new KafkaChangeSink(producer, 10_000, metrics, new AtomicLong(),
+                new LeaseFence(lease, "zombie", 7));
+        RecordingCommitter committer = new RecordingCommitter();
+
+        CdcException e = assertThrows(CdcException.Retriable.class, () -> sink.handleBatch(
+                List.of(mapped(FENCED_TOPIC, Outcome.PRODUCED, "{\"id\":\"z\"}")), committer));
+
+        assertTrue(e.getMessage().contains("lease epoch 7 is no longer held by zombie"), e.getMessage());
+        assertTrue(e.getMessage().contains("public.change_event at 0/16B3748"), "coordinates: " + e.getMessage());
+        assertEquals(List.of(), committer.marked);
+        assertEquals(1.0, metrics.errors("fenced"));
+        producer.flush();
+        assertEquals(0, KafkaTestClients.readAll(broker, FENCED_TOPIC, Duration.ofSeconds(2)).size(),
+                "nothing reached the topic");
+        lease.close();
     }
 }
