@@ -70,17 +70,15 @@ public final class CaptureLoop implements AutoCloseable {
     public CaptureLoop(CdcConfig config, MeterRegistry registry) {
         this.config = config;
         CdcConfig.Standby standby = config.standby();
+        this.metrics = new CdcMetrics(registry, this::streaming, this::leaseHeld);
         this.probe = new StreamingProbe(config.database().isPostgres() ? "postgres" : "mariadb",
-                config.capture().connectorName());
-        GroupLease[] leaseRef = new GroupLease[1];
-        this.metrics = new CdcMetrics(registry, this::streaming, () -> leaseRef[0] == null || leaseRef[0].held());
+                config.capture().connectorName(), () -> metrics.error("probe"));
         this.lease = standby.leaseEnabled()
                 ? new GroupLease(config.kafka().clientProperties(), catalog().cdcOffsets().name(),
                         config.capture().connectorName() + "-lease", standby.instanceId(), standby.sessionTimeoutMs(),
                         standby.heartbeatIntervalMs(), standby.pollIntervalMs(), standby.validityMs(),
                         this::closeEngine, metrics)
                 : null;
-        leaseRef[0] = lease;
         metrics.leaseEpoch(() -> lease == null ? GroupLease.NO_EPOCH : lease.held() ? lease.epoch() : -1);
         this.supervisor = new Supervisor(config.capture().restartBackoff(), config.capture().threadMaxRestarts(),
                 metrics);
@@ -122,6 +120,11 @@ public final class CaptureLoop implements AutoCloseable {
             leaseThread = supervisor.start(LEASE, lease::run);
         }
         captureThread = supervisor.start(CAPTURE, this::run);
+    }
+
+    /** True when this instance holds the lease, or runs without one. */
+    private boolean leaseHeld() {
+        return lease == null || lease.held();
     }
 
     /** False once a capture or lease thread died and could not be restarted ({@code /health/live}). */

@@ -13,10 +13,16 @@ import javax.management.ObjectName;
  */
 final class StreamingProbe {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamingProbe.class);
+
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     private final ObjectName pattern;
+    private final Runnable onError;
+    private final java.util.concurrent.atomic.AtomicBoolean logged = new java.util.concurrent.atomic.AtomicBoolean();
 
-    StreamingProbe(String connectorKind, String topicPrefix) {
+    /** {@code onError} counts a read that failed for another reason than the MBean going away. */
+    StreamingProbe(String connectorKind, String topicPrefix, Runnable onError) {
+        this.onError = onError;
         try {
             this.pattern = new ObjectName("debezium." + connectorKind
                     + ":type=connector-metrics,context=streaming,server=" + topicPrefix + ",*");
@@ -32,8 +38,14 @@ final class StreamingProbe {
                 if (Boolean.TRUE.equals(server.getAttribute(name, "Connected"))) {
                     return true;
                 }
+            } catch (javax.management.InstanceNotFoundException e) {
+                // unregistered between the query and the read (the engine stopped): not connected
             } catch (Exception e) {
-                // unregistered between the query and the read: not connected
+                onError.run();
+                if (logged.compareAndSet(false, true)) {
+                    LOG.warn("cannot read {} of {} (logged once; counted as cdc_errors_total{{kind=probe}}): {}",
+                            "Connected", name, e.toString());
+                }
             }
         }
         return false;
