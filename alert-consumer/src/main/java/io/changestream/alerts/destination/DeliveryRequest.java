@@ -44,11 +44,10 @@ public record DeliveryRequest(EventSubscription subscription, SubscriptionDestin
 
     /**
      * The key a receiver deduplicates on, the same on every attempt and every instance:
-     * {@code <subscriptionId>:<eventId>}, or {@code <subscriptionId>:<pipelineFqn>/<runId>/<state>} for a run status.
+     * {@code <subscriptionId>:<eventId>}, or {@code <subscriptionId>:<pipelineFqn>/<runId>/<state>/<timestamp>} for a run status.
      */
     public String idempotencyKey() {
-        String what = event != null ? event.id()
-                : runStatus.key() + "/" + runStatus.state().name().toLowerCase(java.util.Locale.ROOT);
+        String what = event != null ? event.id() : runStatus.eventId();
         return subscription.id() + ":" + what;
     }
 }

@@ -6,13 +6,12 @@ import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.serde.Json;
-import java.util.Locale;
 
 /**
  * What one source record asks to be told: a change event, or a pipeline run status. Immutable.
  *
  * @param eventId the id the ledger, the DLQ and the Idempotency-Key use: the change event's id, or
- *                {@code <pipelineFqn>/<runId>/<state>} for a run status
+ *                {@link PipelineRunStatus#eventId()} ({@code <pipelineFqn>/<runId>/<state>/<timestamp>}) for a run status
  * @param change  the change event, or null
  * @param run     the run status, or null
  */
@@ -23,7 +22,7 @@ record Notice(String eventId, ChangeEvent change, PipelineRunStatus run) {
     }
 
     static Notice of(PipelineRunStatus run) {
-        return new Notice(run.key() + "/" + run.state().name().toLowerCase(Locale.ROOT), null, run);
+        return new Notice(run.eventId(), null, run);
     }
 
     boolean isRunStatus() {

@@ -36,4 +36,14 @@ public record PipelineRunStatus(
     public String key() {
         return TopicKeys.pipelineRun(pipelineFqn, runId);
     }
+
+    /**
+     * The identity of this status update, what ledgers, dead letters and idempotency keys use:
+     * {@code <pipelineFqn>/<runId>/<state>/<timestamp>}. The timestamp is the status row's own, so two updates of a
+     * run in the same state (a run that reports {@code running} twice) are two events, while a repeat of one row
+     * (the connector re-reading it after a crash) keeps its id.
+     */
+    public String eventId() {
+        return key() + "/" + state.name().toLowerCase(java.util.Locale.ROOT) + "/" + timestamp;
+    }
 }

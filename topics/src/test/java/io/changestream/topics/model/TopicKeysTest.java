@@ -29,6 +29,18 @@ class TopicKeysTest {
     }
 
     @Test
+    void twoStatusUpdatesInOneStateAreTwoEventsAndARepeatIsOne() {
+        PipelineRunStatus first = new PipelineRunStatus("svc.pipe", "run-1", PipelineState.RUNNING, 1L, null, 1_000);
+        PipelineRunStatus second = new PipelineRunStatus("svc.pipe", "run-1", PipelineState.RUNNING, 1L, null, 2_000);
+        assertEquals("svc.pipe/run-1/running/1000", first.eventId());
+        org.junit.jupiter.api.Assertions.assertNotEquals(first.eventId(), second.eventId(),
+                "a ledger keyed by the event id must not take the second update for the first");
+        assertEquals(first.eventId(), new PipelineRunStatus("svc.pipe", "run-1", PipelineState.RUNNING, 1L, null,
+                1_000).eventId(), "a repeat of one row keeps its id");
+        assertEquals(first.key(), second.key(), "one run, one compaction key");
+    }
+
+    @Test
     void pipelineRunKeySplitsAtTheLastSeparator() {
         assertArrayEquals(new String[] {"svc.\"a/b\".pipe", "run-1"},
                 TopicKeys.splitPipelineRun(TopicKeys.pipelineRun("svc.\"a/b\".pipe", "run-1")));
