@@ -51,6 +51,9 @@ public final class DebeziumProperties {
         if (capture.heartbeatIntervalMs() > 0) {
             p.setProperty("heartbeat.interval.ms", Long.toString(capture.heartbeatIntervalMs()));
         }
+        // the engine's own retries of connection errors follow the same named backoff (doubling, capped)
+        p.setProperty("errors.retry.delay.initial.ms", Long.toString(capture.restartBackoff().initialMs()));
+        p.setProperty("errors.retry.delay.max.ms", Long.toString(capture.restartBackoff().maxMs()));
         p.setProperty("tombstones.on.delete", "false");
         p.setProperty("record.processing.order", "ORDERED");
         String container = db.tableContainer();

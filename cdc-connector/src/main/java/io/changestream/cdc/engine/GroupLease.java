@@ -10,6 +10,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -37,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * captured under which lease.
  *
  * <p><b>Renewal.</b> A holder proves its membership every heartbeat interval by committing to the lease partition
- * (the coordinator refuses a commit from a member it expired). It trusts the lease for
+ * (the coordinator refuses a commit from a member it expired; while the group rebalances, when the consumer refuses
+ * commits, the coordinator listing the member — asked by an admin client over its own connection — proves it, as a
+ * member that heartbeats or waits in a join cannot be expired). It trusts the lease for
  * {@link io.changestream.cdc.CdcConfig.Standby#validityMs()} after the send time of its last successful renewal;
  * a holder cut off from the coordinator therefore gives the lease up — stops the engine — before the coordinator's
  * session timeout can hand it to a standby. It then leaves and rejoins with a fresh consumer.
@@ -54,6 +61,8 @@ final class GroupLease implements AutoCloseable {
     static final long NO_EPOCH = -1;
 
     private final Map<String, Object> consumerProps;
+    private final Map<String, Object> adminProps;
+    private final String groupId;
     private final String topic;
     private final String instanceId;
     private final Duration pollInterval;
@@ -64,6 +73,8 @@ final class GroupLease implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private volatile KafkaConsumer<byte[], byte[]> consumer;
+    /** Asks the coordinator about the group while it rebalances; lease thread only, created on first need. */
+    private Admin admin;
     /** The epoch of the current holding; {@link #NO_EPOCH} when not held. Written by the lease thread only. */
     private volatile long epoch = NO_EPOCH;
     private volatile long validUntilNanos;
@@ -80,6 +91,10 @@ final class GroupLease implements AutoCloseable {
         this.validityNanos = TimeUnit.MILLISECONDS.toNanos(validityMs);
         this.onLost = onLost;
         this.metrics = metrics;
+        this.groupId = groupId;
+        Map<String, Object> adminConfig = new HashMap<>(clientProperties);
+        adminConfig.put(AdminClientConfig.CLIENT_ID_CONFIG, groupId + "-" + instanceId + "-admin");
+        this.adminProps = Map.copyOf(adminConfig);
         Map<String, Object> props = new HashMap<>(clientProperties);
         props.putAll(Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, groupId,
@@ -198,6 +213,7 @@ final class GroupLease implements AutoCloseable {
         } finally {
             consumer = null;
             lose(List.of(partition), "given up");
+            closeAdmin();
             try {
                 c.close(Duration.ofSeconds(5));
             } catch (RuntimeException e) {
@@ -221,7 +237,17 @@ final class GroupLease implements AutoCloseable {
                 validUntilNanos = sentAt + validityNanos;
             }
             return true;
-        } catch (RebalanceInProgressException | RetriableException e) {
+        } catch (RebalanceInProgressException e) {
+            // a standby joins or a member died: the consumer refuses commits until the group is stable again, which
+            // can take a session timeout (the coordinator waits for a dead member to expire), and the broker answers
+            // nothing else on this consumer's connection while its join is pending. A member that heartbeats or
+            // waits in a join cannot be expired, so the coordinator listing this member, asked over a connection of
+            // its own, proves the holding as a commit would.
+            if (coordinatorKnows(c.groupMetadata().memberId()) && epoch == current) {
+                validUntilNanos = sentAt + validityNanos;
+            }
+            return true;
+        } catch (RetriableException e) {
             LOG.debug("lease renewal on {} not confirmed: {}", topic, e.toString());
             return true;
         } catch (CommitFailedException | FencedInstanceIdException e) {
@@ -229,6 +255,25 @@ final class GroupLease implements AutoCloseable {
             LOG.warn("lease on {} epoch {}: the coordinator no longer knows this member ({}); stopping the engine",
                     topic, current, e.toString());
             lose(List.of(partition), "fenced");
+            return false;
+        }
+    }
+
+    /** True when the group coordinator, asked through the lease's admin client, lists {@code memberId}. */
+    private boolean coordinatorKnows(String memberId) {
+        try {
+            if (admin == null) {
+                admin = Admin.create(adminProps);
+            }
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId),
+                            new DescribeConsumerGroupsOptions().timeoutMs((int) heartbeatIntervalMs))
+                    .describedGroups().get(groupId).get(heartbeatIntervalMs, TimeUnit.MILLISECONDS);
+            return group.members().stream().anyMatch(m -> m.consumerId().equals(memberId));
+        } catch (ExecutionException | java.util.concurrent.TimeoutException | KafkaException e) {
+            LOG.debug("lease renewal on {} during a rebalance not confirmed: {}", topic, e.toString());
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return false;
         }
     }
@@ -259,6 +304,19 @@ final class GroupLease implements AutoCloseable {
         }
         LOG.info("lease on {} epoch {} {}: stopping the engine", topic, lost, how);
         onLost.run();
+    }
+
+    private void closeAdmin() {
+        Admin a = admin;
+        admin = null;
+        if (a != null) {
+            try {
+                a.close(Duration.ofSeconds(2));
+            } catch (RuntimeException e) {
+                metrics.error("lease");
+                LOG.warn("lease admin client on {} did not close cleanly: {}", topic, e.toString());
+            }
+        }
     }
 
     private void pauseQuietly() {

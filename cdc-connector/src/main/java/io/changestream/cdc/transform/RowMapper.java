@@ -53,11 +53,15 @@ public final class RowMapper {
     }
 
     /**
-     * The dead letter of a row whose mapping threw unexpectedly: the reason names the exception type and its first
-     * line (never the row text). Logged once per row with its coordinates; counted as dead-lettered by the sink.
+     * The dead letter of a row whose mapping threw unexpectedly: the reason names the exception type and where it was
+     * thrown (never its message, which may quote the row). Logged once per row with its coordinates; counted as dead-lettered by the sink.
      */
     public Mapping failed(CapturedRow row, RuntimeException e) {
-        String reason = "mapping failed: " + e.getClass().getSimpleName() + ": " + firstLine(e);
+        StackTraceElement[] trace = e.getStackTrace();
+        // the type and where it was thrown, never the message: messages may quote row content
+        String reason = "mapping failed: " + e.getClass().getName()
+                + (trace.length == 0 ? "" : " at " + trace[0].getClassName() + "." + trace[0].getMethodName() + ":"
+                        + trace[0].getLineNumber());
         LOG.error("row of {} at {} (offset column {}) could not be mapped; dead-lettered: {}", row.table(),
                 row.logPosition(), row.sourceOffset(), reason);
         return deadLetter(row, reason, null);

@@ -57,6 +57,9 @@ class CaptureSettingsTest {
             previous = d;
         }
         assertTrue(previous >= 24_000);
+        var engine = DebeziumProperties.of(CdcConfig.fromMap(minimal()));
+        assertEquals("500", engine.getProperty("errors.retry.delay.initial.ms"), "the engine's own retries too");
+        assertEquals("30000", engine.getProperty("errors.retry.delay.max.ms"));
         Map<String, String> bad = minimal();
         bad.put("restart.backoff.max.ms", "100");
         assertTrue(assertThrows(CdcException.class, () -> CdcConfig.fromMap(bad)).getMessage()

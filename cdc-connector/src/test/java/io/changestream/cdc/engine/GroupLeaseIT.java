@@ -79,6 +79,40 @@ class GroupLeaseIT {
     }
 
     @Test
+    void theHolderKeepsTheLeaseWhileTheGroupWaitsForADeadStandbyToExpire() throws Exception {
+        KafkaBroker broker = Brokers.shared();
+        String topic = "lease-dead-standby-" + UUID.randomUUID();
+        broker.createTopic(topic, 1);
+        try (Running holder = new Running(broker, topic, "holder")) {
+            await().atMost(Duration.ofSeconds(30)).until(holder.lease::held);
+            java.nio.file.Path log = java.nio.file.Files.createDirectories(java.nio.file.Path.of("target",
+                    "connector-processes")).resolve("lease-member.log");
+            Process standby = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                    .toString(), "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+                    LeaseMemberMain.class.getName(), broker.bootstrapServers(), topic, "doomed")
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> standbyJoined(broker, topic));
+            } finally {
+                standby.destroyForcibly().waitFor();
+            }
+            // a new standby joins while the dead one is still a member: the rebalance waits for it to expire
+            try (Running late = new Running(broker, topic, "late")) {
+                await().during(Duration.ofMillis(SESSION_MS + 4_000)).atMost(Duration.ofMillis(SESSION_MS + 6_000))
+                        .until(() -> holder.lease.held() && holder.lost.get() == 0);
+                assertFalse(late.lease.held());
+            }
+        }
+    }
+
+    private static boolean standbyJoined(KafkaBroker broker, String topic) throws Exception {
+        try (var admin = broker.admin()) {
+            return admin.describeConsumerGroups(java.util.List.of(topic + "-lease")).all().get()
+                    .get(topic + "-lease").members().size() == 2;
+        }
+    }
+
+    @Test
     void aHolderCutOffFromTheCoordinatorGivesTheLeaseUpWithinTheSessionTimeout() throws Exception {
         KafkaBroker own = Brokers.start(Map.of());
         String topic = "lease-cut-" + UUID.randomUUID();

@@ -4,20 +4,16 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.MariaDbServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,7 +21,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
@@ -69,15 +64,7 @@ class MariaDbFailoverIT {
         String ns = "maria-kill-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         Map<String, String> settings = new HashMap<>(Configs.mariadb(db, broker, ns, "cs-maria-kill"));
         settings.put("lease.session.timeout.ms", "6000");
-        List<String> entities = new ArrayList<>();
-        for (int i = 0; i < ENTITIES; i++) {
-            entities.add(UUID.randomUUID().toString());
-        }
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < ROWS; i++) {
-            ids.add(UUID.randomUUID().toString());
-        }
-        AtomicInteger committed = new AtomicInteger();
+        CrashWorkload rows = new CrashWorkload(ROWS, ENTITIES);
         List<ConnectorProcess> processes = new ArrayList<>();
         List<Long> takeovers = new ArrayList<>();
         CompletableFuture<Void> inserts = null;
@@ -85,7 +72,8 @@ class MariaDbFailoverIT {
             processes.add(ConnectorProcess.start("maria-kill-1", settings));
             processes.add(ConnectorProcess.start("maria-kill-2", settings));
             ConnectorProcess active = awaitActive(processes, Duration.ofSeconds(120));
-            inserts = CompletableFuture.runAsync(() -> insertAll(ids, entities, committed));
+            // a few hundred rows/s, so both kills land mid-stream
+            inserts = rows.start(db::connection, "INSERT INTO change_event (json) VALUES (?)", ROWS_PER_TX, 60);
             Set<Long> epochsSeen = new HashSet<>();
             for (int kill = 1; kill <= 2; kill++) {
                 int threshold = ROWS * (kill == 1 ? 20 : 55) / 100;
@@ -94,10 +82,10 @@ class MariaDbFailoverIT {
                 try (TopicReader watch = new TopicReader(broker, ns + "changes")) {
                     await().atMost(Duration.ofSeconds(120)).until(() -> {
                         watch.poll().forEach(r -> epochsSeen.add(Long.parseLong(header(r, "cs.lease.epoch"))));
-                        return committed.get() >= threshold && epochsSeen.size() >= holders;
+                        return rows.committed() >= threshold && epochsSeen.size() >= holders;
                     });
                 }
-                assertTrue(committed.get() < ROWS, "kill " + kill + " lands while rows are still inserted");
+                assertTrue(rows.committed() < ROWS, "kill " + kill + " lands while rows are still inserted");
                 long killedAt = System.nanoTime();
                 active.kill();
                 processes.remove(active);
@@ -108,25 +96,9 @@ class MariaDbFailoverIT {
             }
             inserts.get(180, TimeUnit.SECONDS);
 
-            Set<String> expected = new HashSet<>(ids);
-            Map<String, JsonNode> firstById = new LinkedHashMap<>();
             List<ConsumerRecord<String, String>> records;
             try (TopicReader reader = new TopicReader(broker, ns + "changes")) {
-                await().atMost(Duration.ofSeconds(120)).until(() -> {
-                    for (ConsumerRecord<String, String> r : reader.poll()) {
-                        JsonNode v = TopicReader.parse(r.value());
-                        firstById.putIfAbsent(v.path("id").asText(), v);
-                    }
-                    return firstById.keySet().containsAll(expected);
-                });
-                records = List.copyOf(reader.poll());
-            }
-            assertEquals(expected, firstById.keySet(), "every row's event id, nothing else");
-            Map<String, Long> lastOffsetByEntity = new HashMap<>();
-            for (JsonNode v : firstById.values()) {
-                long offset = v.at("/source/sourceOffset").asLong();
-                Long previous = lastOffsetByEntity.put(v.path("entityId").asText(), offset);
-                assertTrue(previous == null || previous < offset, "per-entity order broken at " + v.path("id"));
+                records = rows.awaitEveryIdInOrder(reader, Duration.ofSeconds(120), (r, v) -> { });
             }
 
             // the broker's side: who wrote each record, under which lease epoch
@@ -177,26 +149,5 @@ class MariaDbFailoverIT {
         Header header = record.headers().lastHeader(name);
         assertTrue(header != null, "record at " + record.partition() + "/" + record.offset() + " has no " + name);
         return new String(header.value(), StandardCharsets.UTF_8);
-    }
-
-    private static void insertAll(List<String> ids, List<String> entities, AtomicInteger committed) {
-        try (Connection c = db.connection();
-             PreparedStatement insert = c.prepareStatement("INSERT INTO change_event (json) VALUES (?)")) {
-            c.setAutoCommit(false);
-            for (int i = 0; i < ids.size(); i++) {
-                insert.setString(1, Rows.changeEvent(ids.get(i), "entityUpdated", "table",
-                        entities.get(i % entities.size()), 1_700_000_000_000L + i, ""));
-                insert.addBatch();
-                if ((i + 1) % ROWS_PER_TX == 0) {
-                    insert.executeBatch();
-                    c.commit();
-                    committed.set(i + 1);
-                    // pace the writer (a few hundred rows/s) so both kills land mid-stream
-                    TimeUnit.MILLISECONDS.sleep(60);
-                }
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("inserting rows failed", e);
-        }
     }
 }
