@@ -40,7 +40,7 @@ public final class DestinationRegistry implements AutoCloseable {
         this.meters = Objects.requireNonNull(meters, "meters");
         this.sender = new HttpSender(settings.http(), clock);
         this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer);
-        WebhookDestination webhook = new WebhookDestination(sender);
+        WebhookDestination webhook = new WebhookDestination(sender, clock);
         List<Destination> all = new ArrayList<>(List.of(webhook,
                 new ChatDestination(ChatFormat.SLACK, sender, settings.messages()),
                 new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages()),
