@@ -10,19 +10,27 @@ import java.util.Objects;
  * @param messages how messages are written
  * @param breaker  circuit breaker settings
  * @param smtp     the SMTP server, or null when e-mail destinations are not offered
- * @param lineage  OpenLineage settings
+ * @param lineage    OpenLineage settings
+ * @param rateLimits per-destination rate limits
  */
 public record DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
-                                  SmtpSettings smtp, LineageSettings lineage) {
+                                  SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits) {
 
     /** Production defaults without e-mail. */
     public static final DestinationSettings DEFAULTS = new DestinationSettings(HttpSettings.DEFAULTS,
             MessageSettings.DEFAULTS, CircuitBreakerSettings.DEFAULTS, null, LineageSettings.DEFAULTS);
+
+    /** With the default rate limits. */
+    public DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
+                               SmtpSettings smtp, LineageSettings lineage) {
+        this(http, messages, breaker, smtp, lineage, RateLimitSettings.DEFAULTS);
+    }
 
     public DestinationSettings {
         Objects.requireNonNull(http, "destinations.http is required");
         Objects.requireNonNull(messages, "destinations.messages is required");
         Objects.requireNonNull(breaker, "destinations.breaker is required");
         Objects.requireNonNull(lineage, "destinations.lineage is required");
+        Objects.requireNonNull(rateLimits, "destinations.rateLimit is required");
     }
 }

@@ -4,6 +4,8 @@ import io.changestream.alerts.destination.CircuitBreakerSettings;
 import io.changestream.alerts.destination.DestinationSettings;
 import io.changestream.alerts.destination.HttpSettings;
 import io.changestream.alerts.destination.MessageSettings;
+import io.changestream.alerts.destination.RateLimit;
+import io.changestream.alerts.destination.RateLimitSettings;
 import io.changestream.alerts.destination.SmtpSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
@@ -11,12 +13,14 @@ import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
 import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.SubscriptionType;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,6 +53,9 @@ import java.util.function.Function;
  *   <li>{@code destinations.allowPrivateAddresses} [false], {@code destinations.platformUrl}
  *       [http://localhost:8585], {@code destinations.breaker.failureThreshold} [5],
  *       {@code destinations.breaker.openDuration} [30 s]</li>
+ *   <li>{@code destinations.rateLimit.<type>} for webhook [off], slack [1/s], msTeams [4/s], gChat [1/s],
+ *       email [10/s], openLineage [off]; {@code destinations.rateLimit.maxWait} [5 min],
+ *       {@code destinations.rateLimit.maxDestinations} [10000]</li>
  *   <li>{@code smtp.host} [none: no e-mail], {@code smtp.port} [587], {@code smtp.username}, {@code smtp.password},
  *       {@code smtp.startTls} [true], {@code smtp.from}</li>
  *   <li>{@code subscriptions.writeTimeout} [10 s], {@code subscriptions.startupTimeout} [60 s]</li>
@@ -102,6 +109,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("destinations.platformUrl", "http://localhost:8585", "platform base URL for links"),
             new Setting("destinations.breaker.failureThreshold", "5", "consecutive failures that open a circuit"),
             new Setting("destinations.breaker.openDuration", "PT30S", "how long an open circuit refuses"),
+            new Setting("destinations.rateLimit.webhook", "off", "token bucket per Webhook destination (n/s|min|h)"),
+            new Setting("destinations.rateLimit.slack", "1/s", "per Slack destination"),
+            new Setting("destinations.rateLimit.msTeams", "4/s", "per MS Teams destination"),
+            new Setting("destinations.rateLimit.gChat", "1/s", "per Google Chat destination"),
+            new Setting("destinations.rateLimit.email", "10/s", "per e-mail destination"),
+            new Setting("destinations.rateLimit.openLineage", "off", "per OpenLineage destination"),
+            new Setting("destinations.rateLimit.maxWait", "PT5M", "longest wait for a reserved send slot"),
+            new Setting("destinations.rateLimit.maxDestinations", "10000", "destinations holding a rate bucket"),
             new Setting("smtp.host", null, "SMTP host; unset = no e-mail destinations"),
             new Setting("smtp.port", "587", "SMTP port"),
             new Setting("smtp.username", null, "SMTP login"),
@@ -220,8 +235,18 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     s.get("smtp.password"), v.get("smtp.startTls", Values::bool), s.get("smtp.from"),
                     Duration.ofSeconds(10), Duration.ofSeconds(12));
         }
+        Map<SubscriptionType, RateLimit> limits = new EnumMap<>(SubscriptionType.class);
+        for (SubscriptionType type : List.of(SubscriptionType.WEBHOOK, SubscriptionType.SLACK,
+                SubscriptionType.MS_TEAMS, SubscriptionType.G_CHAT, SubscriptionType.EMAIL,
+                SubscriptionType.OPEN_LINEAGE)) {
+            limits.put(type, v.get(RateLimitSettings.key(type), RateLimit::parse));
+        }
+        RateLimitSettings rateLimits = new RateLimitSettings(limits,
+                v.get("destinations.rateLimit.maxWait", Values::duration),
+                v.get("destinations.rateLimit.maxDestinations", Integer::parseInt),
+                RateLimitSettings.DEFAULTS.maxReservations());
         DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp,
-                LineageSettings.DEFAULTS);
+                LineageSettings.DEFAULTS, rateLimits);
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),
