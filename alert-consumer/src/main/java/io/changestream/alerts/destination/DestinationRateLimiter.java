@@ -13,9 +13,10 @@ import java.util.Objects;
 /**
  * One token bucket per destination (keyed like the circuit breakers: the destination id), so a limited or throttled
  * destination waits while every other destination runs at full speed. Never blocks: a request without a token gets
- * a reserved slot and is told to come back then (a RETRY with that wait); when it comes back it is let through on
- * its slot without taking another token, so throttled requests are spread at the limit's pace instead of returning
- * together. A receiver's {@code Retry-After} (429, 503) pauses that destination's bucket until then: requests that
+ * a reserved slot and is told to come back then (a RETRY with that wait); when it comes back on time (at most one
+ * token interval late) it is let through on its slot without taking another token, so throttled requests are spread
+ * at the limit's pace instead of returning together; one that comes back later (its event waited for another
+ * destination) queues again, so the limit holds in every interval. A receiver's {@code Retry-After} (429, 503) pauses that destination's bucket until then: requests that
  * arrive meanwhile are slotted after it instead of being sent. Thread-safe (one lock per bucket); the time comes
  * from the injected clock.
  */
@@ -118,6 +119,8 @@ public final class DestinationRateLimiter {
         private final RateLimit limit;
         private final RateLimitSettings settings;
         private final double perNano;
+        /** How late a request may come back on its slot: one token interval, at most 1 s. */
+        private final long lateness;
         /** Reserved slots by idempotency key, in the order they were given (so also by slot time). */
         private final LinkedHashMap<String, Long> slots = new LinkedHashMap<>();
         private double tokens;
@@ -127,6 +130,8 @@ public final class DestinationRateLimiter {
             this.limit = limit;
             this.settings = settings;
             this.perNano = limit.limits() ? limit.tokensPerNano() : 0;
+            this.lateness = limit.limits() ? Math.min(limit.period().toNanos() / limit.requests(), 1_000_000_000L)
+                    : 0;
             this.tokens = limit.limits() ? limit.requests() : 0;
             this.refilledAt = now;
         }
@@ -135,11 +140,14 @@ public final class DestinationRateLimiter {
             refill(now);
             Long slot = slots.remove(requestKey);
             if (slot != null) {
-                if (slot <= now) {
+                if (slot > now) {
+                    slots.put(requestKey, slot);
+                    return Duration.ofNanos(slot - now);
+                }
+                if (now - slot <= lateness) {
                     return Duration.ZERO;
                 }
-                slots.put(requestKey, slot);
-                return Duration.ofNanos(slot - now);
+                // back too late: its slot's time has passed unused; sending now would bunch it with later slots
             }
             expireSlots(now);
             boolean paused = refilledAt > now;

@@ -51,6 +51,20 @@ class DestinationRateLimiterTest {
     }
 
     @Test
+    void aRequestBackTooLateOnItsSlotQueuesAgainSoLateOnesNeverBunch() {
+        for (int i = 0; i < 2; i++) {
+            limiter.acquire(request("d", SubscriptionType.WEBHOOK, "2/s", i));
+        }
+        assertEquals(500, limiter.acquire(request("d", SubscriptionType.WEBHOOK, "2/s", 2)).toMillis(), 1);
+        assertEquals(1000, limiter.acquire(request("d", SubscriptionType.WEBHOOK, "2/s", 3)).toMillis(), 1);
+        clock.advance(Duration.ofMillis(1100));
+        assertEquals(Duration.ZERO, limiter.acquire(request("d", SubscriptionType.WEBHOOK, "2/s", 3)),
+                "on its slot, 100 ms late");
+        Duration late = limiter.acquire(request("d", SubscriptionType.WEBHOOK, "2/s", 2));
+        assertTrue(late.toMillis() > 0, "600 ms late (more than one interval): not sent together with the other");
+    }
+
+    @Test
     void destinationsHaveTheirOwnBuckets() {
         for (int i = 0; i < 10; i++) {
             limiter.acquire(request("slow", SubscriptionType.WEBHOOK, "1/min", i));
