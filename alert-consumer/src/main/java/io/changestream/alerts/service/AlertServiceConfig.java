@@ -56,6 +56,9 @@ import java.util.function.Function;
  *   <li>{@code destinations.rateLimit.<type>} for webhook [off], slack [1/s], msTeams [4/s], gChat [1/s],
  *       email [10/s], openLineage [off]; {@code destinations.rateLimit.maxWait} [5 min],
  *       {@code destinations.rateLimit.maxDestinations} [10000]</li>
+ *   <li>{@code lineage.namespace} [openmetadata], {@code lineage.statuses} [failed,partialSuccess,stopped,success],
+ *       {@code lineage.gzipThresholdBytes} [16384], {@code lineage.maxBatchEvents} [100],
+ *       {@code lineage.batchWindow} [100 ms]</li>
  *   <li>{@code smtp.host} [none: no e-mail], {@code smtp.port} [587], {@code smtp.username}, {@code smtp.password},
  *       {@code smtp.startTls} [true], {@code smtp.from}</li>
  *   <li>{@code subscriptions.writeTimeout} [10 s], {@code subscriptions.startupTimeout} [60 s]</li>
@@ -117,6 +120,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("destinations.rateLimit.openLineage", "off", "per OpenLineage destination"),
             new Setting("destinations.rateLimit.maxWait", "PT5M", "longest wait for a reserved send slot"),
             new Setting("destinations.rateLimit.maxDestinations", "10000", "destinations holding a rate bucket"),
+            new Setting("lineage.namespace", "openmetadata", "OpenLineage job namespace"),
+            new Setting("lineage.statuses", "failed,partialSuccess,stopped,success", "run states sent as "
+                    + "OpenLineage events (the platform's names)"),
+            new Setting("lineage.gzipThresholdBytes", "16384", "OpenLineage HTTP bodies above this are gzipped"),
+            new Setting("lineage.maxBatchEvents", "100", "most events in one OpenLineage batch request"),
+            new Setting("lineage.batchWindow", "PT0.1S", "wait for more events to one batch endpoint, 0 = none"),
             new Setting("smtp.host", null, "SMTP host; unset = no e-mail destinations"),
             new Setting("smtp.port", "587", "SMTP port"),
             new Setting("smtp.username", null, "SMTP login"),
@@ -245,8 +254,13 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 v.get("destinations.rateLimit.maxWait", Values::duration),
                 v.get("destinations.rateLimit.maxDestinations", Integer::parseInt),
                 RateLimitSettings.DEFAULTS.maxReservations());
-        DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp,
-                LineageSettings.DEFAULTS, rateLimits);
+        LineageSettings lineage = new LineageSettings(v.get("lineage.namespace", Function.identity()),
+                LineageSettings.DEFAULTS.producer(), v.get("lineage.statuses", LineageSettings::parseStatuses),
+                v.get("lineage.gzipThresholdBytes", Integer::parseInt),
+                v.get("lineage.maxBatchEvents", Integer::parseInt), v.get("lineage.batchWindow", Values::duration),
+                messages.platformUrl());
+        DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp, lineage,
+                rateLimits);
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),
