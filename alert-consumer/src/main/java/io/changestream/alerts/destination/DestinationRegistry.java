@@ -53,7 +53,8 @@ public final class DestinationRegistry implements AutoCloseable {
                 new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages()),
                 lineage));
         if (settings.smtp() != null) {
-            all.add(new EmailDestination(settings.smtp(), settings.messages()));
+            all.add(new EmailDestination(settings.smtp(), settings.messages(),
+                    new EmailReceivers(new PlatformDirectory(settings.platform(), clock))));
         }
         for (Destination destination : all) {
             destinations.put(destination.type(),
@@ -132,7 +133,7 @@ public final class DestinationRegistry implements AutoCloseable {
             throw new DestinationConfigException("type", type + " destinations are not supported by this service");
         }
         switch (type) {
-            case EMAIL -> EmailDestination.receivers(destination.config());
+            case EMAIL -> EmailReceivers.validate(destination);
             case OPEN_LINEAGE -> lineage.transport(destination);
             default -> sender.guard().check(WebhookConfig.parse(destination.config()).endpoint(), "config.endpoint");
         }

@@ -12,9 +12,11 @@ import java.util.Objects;
  * @param smtp     the SMTP server, or null when e-mail destinations are not offered
  * @param lineage    OpenLineage settings
  * @param rateLimits per-destination rate limits
+ * @param platform   the platform's API, for e-mail receivers by role
  */
 public record DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
-                                  SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits) {
+                                  SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits,
+                                  PlatformSettings platform) {
 
     /** Production defaults without e-mail. */
     public static final DestinationSettings DEFAULTS = new DestinationSettings(HttpSettings.DEFAULTS,
@@ -23,7 +25,15 @@ public record DestinationSettings(HttpSettings http, MessageSettings messages, C
     /** With the default rate limits. */
     public DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
                                SmtpSettings smtp, LineageSettings lineage) {
-        this(http, messages, breaker, smtp, lineage, RateLimitSettings.DEFAULTS);
+        this(http, messages, breaker, smtp, lineage, RateLimitSettings.DEFAULTS,
+                PlatformSettings.DEFAULTS.withUrl(messages.platformUrl()));
+    }
+
+    /** With the platform's API at {@code messages.platformUrl()} and no token. */
+    public DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
+                               SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits) {
+        this(http, messages, breaker, smtp, lineage, rateLimits,
+                PlatformSettings.DEFAULTS.withUrl(messages.platformUrl()));
     }
 
     public DestinationSettings {
@@ -32,5 +42,6 @@ public record DestinationSettings(HttpSettings http, MessageSettings messages, C
         Objects.requireNonNull(breaker, "destinations.breaker is required");
         Objects.requireNonNull(lineage, "destinations.lineage is required");
         Objects.requireNonNull(rateLimits, "destinations.rateLimit is required");
+        Objects.requireNonNull(platform, "destinations.platform is required");
     }
 }

@@ -4,6 +4,7 @@ import io.changestream.alerts.destination.CircuitBreakerSettings;
 import io.changestream.alerts.destination.DestinationSettings;
 import io.changestream.alerts.destination.HttpSettings;
 import io.changestream.alerts.destination.MessageSettings;
+import io.changestream.alerts.destination.PlatformSettings;
 import io.changestream.alerts.destination.RateLimit;
 import io.changestream.alerts.destination.RateLimitSettings;
 import io.changestream.alerts.destination.SmtpSettings;
@@ -53,6 +54,9 @@ import java.util.function.Function;
  *   <li>{@code destinations.allowPrivateAddresses} [false], {@code destinations.platformUrl}
  *       [http://localhost:8585], {@code destinations.breaker.failureThreshold} [5],
  *       {@code destinations.breaker.openDuration} [30 s]</li>
+ *   <li>{@code destinations.platform.bearerToken} [none], {@code destinations.platform.timeout} [5 s],
+ *       {@code destinations.platform.cacheTtl} [5 min], {@code destinations.platform.cacheMaxEntries} [10000] — the
+ *       platform's API for e-mail receivers by role</li>
  *   <li>{@code destinations.rateLimit.<type>} for webhook [off], slack [1/s], msTeams [4/s], gChat [1/s],
  *       email [10/s], openLineage [off]; {@code destinations.rateLimit.maxWait} [5 min],
  *       {@code destinations.rateLimit.maxDestinations} [10000]</li>
@@ -110,6 +114,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("ledger.rebuildTimeout", "PT30S", "longest window rebuild (and wait for it)"),
             new Setting("destinations.allowPrivateAddresses", "false", "allow loopback/private targets (SSRF)"),
             new Setting("destinations.platformUrl", "http://localhost:8585", "platform base URL for links"),
+            new Setting("destinations.platform.bearerToken", null, "token for the platform's API (e-mail roles)"),
+            new Setting("destinations.platform.timeout", "PT5S", "timeout of one platform API call"),
+            new Setting("destinations.platform.cacheTtl", "PT5M", "how long resolved users/teams/admins are kept"),
+            new Setting("destinations.platform.cacheMaxEntries", "10000", "most users/teams/lists cached"),
             new Setting("destinations.breaker.failureThreshold", "5", "consecutive failures that open a circuit"),
             new Setting("destinations.breaker.openDuration", "PT30S", "how long an open circuit refuses"),
             new Setting("destinations.rateLimit.webhook", "off", "token bucket per Webhook destination (n/s|min|h)"),
@@ -259,8 +267,13 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 v.get("lineage.gzipThresholdBytes", Integer::parseInt),
                 v.get("lineage.maxBatchEvents", Integer::parseInt), v.get("lineage.batchWindow", Values::duration),
                 messages.platformUrl());
+        PlatformSettings platform = new PlatformSettings(messages.platformUrl(),
+                s.get("destinations.platform.bearerToken"), v.get("destinations.platform.timeout", Values::duration),
+                v.get("destinations.platform.cacheTtl", Values::duration),
+                v.get("destinations.platform.cacheMaxEntries", Integer::parseInt),
+                PlatformSettings.DEFAULTS.maxAdminPages());
         DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp, lineage,
-                rateLimits);
+                rateLimits, platform);
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),
