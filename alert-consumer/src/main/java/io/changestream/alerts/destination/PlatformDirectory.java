@@ -40,7 +40,10 @@ public final class PlatformDirectory {
                 .followRedirects(HttpClient.Redirect.NEVER).build();
         this.cache = Caffeine.newBuilder().maximumSize(settings.cacheMaxEntries())
                 .expireAfterWrite(settings.cacheTtl())
-                .ticker(() -> clock.instant().getEpochSecond() * 1_000_000_000L + clock.instant().getNano())
+                .ticker(() -> {
+                    java.time.Instant now = clock.instant();
+                    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+                })
                 .build();
     }
 

@@ -120,12 +120,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("destinations.platform.cacheMaxEntries", "10000", "most users/teams/lists cached"),
             new Setting("destinations.breaker.failureThreshold", "5", "consecutive failures that open a circuit"),
             new Setting("destinations.breaker.openDuration", "PT30S", "how long an open circuit refuses"),
-            new Setting("destinations.rateLimit.webhook", "off", "token bucket per Webhook destination (n/s|min|h)"),
-            new Setting("destinations.rateLimit.slack", "1/s", "per Slack destination"),
-            new Setting("destinations.rateLimit.msTeams", "4/s", "per MS Teams destination"),
-            new Setting("destinations.rateLimit.gChat", "1/s", "per Google Chat destination"),
-            new Setting("destinations.rateLimit.email", "10/s", "per e-mail destination"),
-            new Setting("destinations.rateLimit.openLineage", "off", "per OpenLineage destination"),
+            new Setting("destinations.rateLimit.webhook", limit(SubscriptionType.WEBHOOK),
+                    "token bucket per Webhook destination (n/s|min|h)"),
+            new Setting("destinations.rateLimit.slack", limit(SubscriptionType.SLACK), "per Slack destination"),
+            new Setting("destinations.rateLimit.msTeams", limit(SubscriptionType.MS_TEAMS), "per MS Teams destination"),
+            new Setting("destinations.rateLimit.gChat", limit(SubscriptionType.G_CHAT), "per Google Chat destination"),
+            new Setting("destinations.rateLimit.email", limit(SubscriptionType.EMAIL), "per e-mail destination"),
+            new Setting("destinations.rateLimit.openLineage", limit(SubscriptionType.OPEN_LINEAGE),
+                    "per OpenLineage destination"),
             new Setting("destinations.rateLimit.maxWait", "PT5M", "longest wait for a reserved send slot"),
             new Setting("destinations.rateLimit.maxDestinations", "10000", "destinations holding a rate bucket"),
             new Setting("lineage.namespace", "openmetadata", "OpenLineage job namespace"),
@@ -143,6 +145,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("subscriptions.writeTimeout", "PT10S", "wait for a subscription write to be visible"),
             new Setting("subscriptions.startupTimeout", "PT60S", "wait to read the subscriptions topic at start"),
             new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"));
+
+    private static String limit(SubscriptionType type) {
+        return RateLimitSettings.DEFAULTS.defaultFor(type).toString();
+    }
 
     /** One documented setting. */
     public record Setting(String key, String defaultValue, String doc) {
