@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -21,8 +22,11 @@ import org.apache.kafka.clients.producer.Producer;
  * {@link #validate} at save time. Thread-safe.
  *
  * <p>Meters: {@code changestream_alert_deliveries_total{type,outcome}} and
- * {@code changestream_alert_delivery_seconds{type}}, {@code changestream_alert_open_circuits{type}} (tags:
- * destination type and outcome enums only).
+ * {@code changestream_alert_delivery_seconds{type}}, {@code changestream_alert_open_circuits{type}},
+ * {@code changestream_alert_throttled_total{type}} (tags: destination type and outcome enums only).
+ *
+ * <p>Each destination's rate limit ({@link DestinationRateLimiter}) is applied before its circuit breaker, so a
+ * held-back request is a RETRY after its slot that never counts as a failure of the destination.
  */
 public final class DestinationRegistry implements AutoCloseable {
 
@@ -30,6 +34,7 @@ public final class DestinationRegistry implements AutoCloseable {
             SubscriptionType.class);
     private final HttpSender sender;
     private final OpenLineageDestination lineage;
+    private final DestinationRateLimiter limiter;
     private final MeterRegistry meters;
 
     /**
@@ -39,15 +44,17 @@ public final class DestinationRegistry implements AutoCloseable {
                                Producer<String, String> lineageProducer) {
         this.meters = Objects.requireNonNull(meters, "meters");
         this.sender = new HttpSender(settings.http(), clock);
+        this.limiter = new DestinationRateLimiter(settings.rateLimits(), clock);
         this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer);
-        WebhookDestination webhook = new WebhookDestination(sender);
+        WebhookDestination webhook = new WebhookDestination(sender, clock);
         List<Destination> all = new ArrayList<>(List.of(webhook,
                 new ChatDestination(ChatFormat.SLACK, sender, settings.messages()),
                 new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages()),
                 new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages()),
                 lineage));
         if (settings.smtp() != null) {
-            all.add(new EmailDestination(settings.smtp(), settings.messages()));
+            all.add(new EmailDestination(settings.smtp(), settings.messages(),
+                    new EmailReceivers(new PlatformDirectory(settings.platform(), clock))));
         }
         for (Destination destination : all) {
             destinations.put(destination.type(),
@@ -81,8 +88,20 @@ public final class DestinationRegistry implements AutoCloseable {
             DeliveryResult refused = DeliveryResult.permanent("destination type " + type + " is not supported");
             return requests.stream().map(r -> refused).toList();
         }
+        Duration wait = limiter.acquire(requests.get(0));
+        if (!wait.isZero()) {
+            Counter.builder("changestream.alert.throttled")
+                    .description("Requests held back by their destination's rate limit or a receiver's Retry-After")
+                    .tag("type", type.name()).register(meters).increment(requests.size());
+            DeliveryResult throttled = DeliveryResult.retry(wait, "rate limit of destination "
+                    + CircuitBreakingDestination.key(requests.get(0)) + " (" + limiter.limitOf(
+                    requests.get(0).destination()) + "): next slot in " + wait.toMillis() + " ms");
+            return requests.stream().map(r -> throttled).toList();
+        }
         Timer.Sample sample = Timer.start(meters);
         List<DeliveryResult> results = destination.deliverAll(requests);
+        results.stream().filter(r -> r.retryAfter() != null).findFirst()
+                .ifPresent(r -> limiter.observe(requests.get(0), r));
         sample.stop(Timer.builder("changestream.alert.delivery")
                 .description("Time to deliver one request or batch to a destination")
                 .tag("type", type.name()).register(meters));
@@ -114,10 +133,11 @@ public final class DestinationRegistry implements AutoCloseable {
             throw new DestinationConfigException("type", type + " destinations are not supported by this service");
         }
         switch (type) {
-            case EMAIL -> EmailDestination.receivers(destination.config());
+            case EMAIL -> EmailReceivers.validate(destination);
             case OPEN_LINEAGE -> lineage.transport(destination);
             default -> sender.guard().check(WebhookConfig.parse(destination.config()).endpoint(), "config.endpoint");
         }
+        limiter.limitOf(destination);
     }
 
     @Override

@@ -10,19 +10,38 @@ import java.util.Objects;
  * @param messages how messages are written
  * @param breaker  circuit breaker settings
  * @param smtp     the SMTP server, or null when e-mail destinations are not offered
- * @param lineage  OpenLineage settings
+ * @param lineage    OpenLineage settings
+ * @param rateLimits per-destination rate limits
+ * @param platform   the platform's API, for e-mail receivers by role
  */
 public record DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
-                                  SmtpSettings smtp, LineageSettings lineage) {
+                                  SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits,
+                                  PlatformSettings platform) {
 
     /** Production defaults without e-mail. */
     public static final DestinationSettings DEFAULTS = new DestinationSettings(HttpSettings.DEFAULTS,
             MessageSettings.DEFAULTS, CircuitBreakerSettings.DEFAULTS, null, LineageSettings.DEFAULTS);
+
+    /** With the default rate limits. */
+    public DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
+                               SmtpSettings smtp, LineageSettings lineage) {
+        this(http, messages, breaker, smtp, lineage, RateLimitSettings.DEFAULTS,
+                PlatformSettings.DEFAULTS.withUrl(messages.platformUrl()));
+    }
+
+    /** With the platform's API at {@code messages.platformUrl()} and no token. */
+    public DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
+                               SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits) {
+        this(http, messages, breaker, smtp, lineage, rateLimits,
+                PlatformSettings.DEFAULTS.withUrl(messages.platformUrl()));
+    }
 
     public DestinationSettings {
         Objects.requireNonNull(http, "destinations.http is required");
         Objects.requireNonNull(messages, "destinations.messages is required");
         Objects.requireNonNull(breaker, "destinations.breaker is required");
         Objects.requireNonNull(lineage, "destinations.lineage is required");
+        Objects.requireNonNull(rateLimits, "destinations.rateLimit is required");
+        Objects.requireNonNull(platform, "destinations.platform is required");
     }
 }

@@ -1,6 +1,7 @@
 package io.changestream.alerts.destination;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import jakarta.mail.AuthenticationFailedException;
 import jakarta.mail.Message;
@@ -22,20 +23,32 @@ import org.eclipse.angus.mail.smtp.SMTPAddressFailedException;
 import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
 
 /**
- * E-mail over SMTP (Angus Mail): a multipart/alternative message (text + HTML) to {@code config.receivers}, sent
+ * E-mail over SMTP (Angus Mail): a multipart/alternative message (text + HTML) to the union of the receivers of
+ * the subscription's e-mail destinations, each resolved by its category ({@link EmailReceivers}: explicit
+ * addresses, users, teams, owners, followers, admins, mentions through the platform's API), sent
  * synchronously — delivered only when the server accepted the message (the platform's async send counted a failed
  * mail as sent). SMTP 5xx, refused addresses and bad credentials are permanent; 4xx and connection problems are
- * retried. Thread-safe (one connection per delivery).
+ * retried; a platform that cannot say who the receivers are is retried too (never sent to fewer people); an event
+ * whose roles resolve to nobody (an entity without owners) is settled without a message. Thread-safe (one
+ * connection per delivery).
  */
 public final class EmailDestination implements Destination {
 
     private final SmtpSettings smtp;
     private final MessageSettings messages;
     private final Session session;
+    private final EmailReceivers receivers;
 
+    /** Explicit receivers only (roles resolve to their listed addresses). */
     public EmailDestination(SmtpSettings smtp, MessageSettings messages) {
+        this(smtp, messages, null);
+    }
+
+    /** Receivers by role through the platform's directory. */
+    public EmailDestination(SmtpSettings smtp, MessageSettings messages, EmailReceivers receivers) {
         this.smtp = Objects.requireNonNull(smtp, "smtp");
         this.messages = Objects.requireNonNull(messages, "messages");
+        this.receivers = receivers;
         Properties props = new Properties();
         props.put("mail.smtp.host", smtp.host());
         props.put("mail.smtp.port", Integer.toString(smtp.port()));
@@ -78,9 +91,22 @@ public final class EmailDestination implements Destination {
     public DeliveryResult deliver(DeliveryRequest request) {
         List<InternetAddress> to;
         try {
-            to = receivers(request.destination().config());
+            if (receivers == null) {
+                to = receivers(request.destination().config());
+            } else {
+                List<SubscriptionDestination> all = request.subscription().activeDestinations().stream()
+                        .filter(d -> d.type() == SubscriptionType.EMAIL).toList();
+                all.forEach(EmailReceivers::validate);
+                to = List.copyOf(receivers.resolve(all.isEmpty() ? List.of(request.destination()) : all,
+                        request.event()));
+                if (to.isEmpty()) {
+                    return DeliveryResult.delivered();
+                }
+            }
         } catch (DestinationConfigException e) {
             return DeliveryResult.permanent(e.getMessage());
+        } catch (PlatformUnavailableException e) {
+            return DeliveryResult.retry(null, "receivers unknown: " + e.getMessage());
         }
         ChangeMessage m = request.event() != null ? ChangeMessage.of(request.event(), messages)
                 : ChangeMessage.of(request.runStatus(), messages);

@@ -12,18 +12,31 @@ import java.util.stream.Collectors;
 
 /**
  * The platform's webhook config ({@code endpoint}, {@code secretKey}, {@code headers}, {@code httpMethod} POST|PUT,
- * {@code queryParams}), shared by Webhook, Slack, MS Teams and Google Chat destinations. {@link #toString()} masks
- * the secret.
+ * {@code queryParams}), shared by Webhook, Slack, MS Teams and Google Chat destinations, plus changestream's
+ * {@code signatureScheme} ({@code om} default, {@code standard}, {@code both}; webhooks only). {@link #toString()}
+ * masks the secret.
  *
- * @param endpoint    target URL, query parameters applied
- * @param httpMethod  POST (default) or PUT
- * @param headers     custom headers
- * @param secretKey   HMAC key of {@code X-OM-Signature}, or null
+ * @param endpoint        target URL, query parameters applied
+ * @param httpMethod      POST (default) or PUT
+ * @param headers         custom headers
+ * @param secretKey       HMAC key of {@code X-OM-Signature} (its UTF-8 bytes, as the platform uses it) and, for the
+ *                        Standard Webhooks scheme, a {@code whsec_} secret; or null
+ * @param signatureScheme which signature headers are sent; STANDARD and BOTH require a {@code whsec_} secret
  */
-public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String> headers, String secretKey) {
+public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String> headers, String secretKey,
+                            SignatureScheme signatureScheme) {
 
     public WebhookConfig {
         headers = Map.copyOf(headers);
+        signatureScheme = signatureScheme == null ? SignatureScheme.OM : signatureScheme;
+        if (signatureScheme.signsStandard()) {
+            StandardWebhookSigner.decodeSecret(secretKey);
+        }
+    }
+
+    /** The Standard Webhooks key bytes; only for a scheme that {@link SignatureScheme#signsStandard() signs so}. */
+    public byte[] standardKey() {
+        return StandardWebhookSigner.decodeSecret(secretKey);
     }
 
     /**
@@ -66,7 +79,8 @@ public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String>
         }
         String secret = text(config, "secretKey", null);
         return new WebhookConfig(endpoint, method, map(config, "headers"),
-                secret == null || secret.isEmpty() ? null : secret);
+                secret == null || secret.isEmpty() ? null : secret,
+                SignatureScheme.parse(text(config, "signatureScheme", null)));
     }
 
     private static String text(JsonNode config, String field, String fallback) {
@@ -105,6 +119,7 @@ public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String>
     @Override
     public String toString() {
         return "WebhookConfig[endpoint=" + endpoint + ", httpMethod=" + httpMethod + ", headers=" + headers.keySet()
-                + ", secretKey=" + (secretKey == null ? "none" : Secrets.MASK) + "]";
+                + ", secretKey=" + (secretKey == null ? "none" : Secrets.MASK) + ", signatureScheme=" + signatureScheme
+                + "]";
     }
 }

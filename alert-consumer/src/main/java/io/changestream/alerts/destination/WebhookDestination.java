@@ -9,18 +9,22 @@ import io.changestream.topics.serde.Json;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The platform's generic webhook: POSTs (or PUTs) the ChangeEvent JSON with {@code subscriptionId} and
  * {@code subscriptionName} added, the config's custom headers, {@code Idempotency-Key: <subscriptionId>:<eventId>}
- * on every request and {@code X-OM-Signature: sha256=<hex HMAC-SHA256 of the body>} when a {@code secretKey} is
- * set. Thread-safe.
+ * on every request and, when a {@code secretKey} is set, the signature headers of its {@code signatureScheme}:
+ * {@code X-OM-Signature: sha256=<hex HMAC-SHA256 of the body>} (om, the default), the Standard Webhooks headers
+ * (standard: {@link StandardWebhookSigner}, signed at the attempt's time from the injected clock, the same
+ * {@code webhook-id} on every attempt) or both. Thread-safe.
  */
 public final class WebhookDestination implements Destination {
 
@@ -30,10 +34,18 @@ public final class WebhookDestination implements Destination {
     public static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
 
     private final HttpSender sender;
+    private final Clock clock;
     private final ObjectMapper mapper = Json.mapper();
 
+    /** With the system clock. */
     public WebhookDestination(HttpSender sender) {
-        this.sender = sender;
+        this(sender, Clock.systemUTC());
+    }
+
+    /** With the clock that stamps {@code webhook-timestamp}. */
+    public WebhookDestination(HttpSender sender, Clock clock) {
+        this.sender = Objects.requireNonNull(sender, "sender");
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     @Override
@@ -62,8 +74,12 @@ public final class WebhookDestination implements Destination {
         Map<String, String> headers = new LinkedHashMap<>(config.headers());
         headers.put("Content-Type", "application/json");
         headers.put(IDEMPOTENCY_HEADER, request.idempotencyKey());
-        if (config.secretKey() != null) {
+        if (config.secretKey() != null && config.signatureScheme().signsOm()) {
             headers.put(SIGNATURE_HEADER, "sha256=" + hmacSha256Hex(config.secretKey(), body));
+        }
+        if (config.signatureScheme().signsStandard()) {
+            headers.putAll(StandardWebhookSigner.headers(config.standardKey(),
+                    StandardWebhookSigner.messageId(request.idempotencyKey()), clock.instant().getEpochSecond(), body));
         }
         return sender.send(outbound(request.destination(), config, headers, body));
     }

@@ -2,6 +2,7 @@ package io.changestream.alerts.pipeline;
 
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
+import io.changestream.alerts.destination.lineage.RunEvents;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.runtime.Event;
 import io.changestream.alerts.runtime.Failure;
@@ -163,11 +164,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
 
     /** Whether the subscription wants the notice; an evaluation error dead-letters the pair (PUBLISHER). */
     private boolean wanted(TopicPartition tp, Event<String, String> event, Notice notice, ActiveSubscription active) {
-        if (notice.isRunStatus()) {
-            return true;
-        }
         try {
-            return active.matches(notice.change());
+            return active.matches(notice.isRunStatus() ? RunEvents.filterable(notice.run()) : notice.change());
         } catch (RuntimeException e) {
             EventSubscription sub = active.subscription();
             String reason = "filter evaluation failed: " + e.getMessage();

@@ -4,6 +4,9 @@ import io.changestream.alerts.destination.CircuitBreakerSettings;
 import io.changestream.alerts.destination.DestinationSettings;
 import io.changestream.alerts.destination.HttpSettings;
 import io.changestream.alerts.destination.MessageSettings;
+import io.changestream.alerts.destination.PlatformSettings;
+import io.changestream.alerts.destination.RateLimit;
+import io.changestream.alerts.destination.RateLimitSettings;
 import io.changestream.alerts.destination.SmtpSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
@@ -11,12 +14,14 @@ import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
 import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.SubscriptionType;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,6 +54,15 @@ import java.util.function.Function;
  *   <li>{@code destinations.allowPrivateAddresses} [false], {@code destinations.platformUrl}
  *       [http://localhost:8585], {@code destinations.breaker.failureThreshold} [5],
  *       {@code destinations.breaker.openDuration} [30 s]</li>
+ *   <li>{@code destinations.platform.bearerToken} [none], {@code destinations.platform.timeout} [5 s],
+ *       {@code destinations.platform.cacheTtl} [5 min], {@code destinations.platform.cacheMaxEntries} [10000] — the
+ *       platform's API for e-mail receivers by role</li>
+ *   <li>{@code destinations.rateLimit.<type>} for webhook [off], slack [1/s], msTeams [4/s], gChat [1/s],
+ *       email [10/s], openLineage [off]; {@code destinations.rateLimit.maxWait} [5 min],
+ *       {@code destinations.rateLimit.maxDestinations} [10000]</li>
+ *   <li>{@code lineage.namespace} [openmetadata], {@code lineage.statuses} [failed,partialSuccess,stopped,success],
+ *       {@code lineage.gzipThresholdBytes} [16384], {@code lineage.maxBatchEvents} [100],
+ *       {@code lineage.batchWindow} [100 ms]</li>
  *   <li>{@code smtp.host} [none: no e-mail], {@code smtp.port} [587], {@code smtp.username}, {@code smtp.password},
  *       {@code smtp.startTls} [true], {@code smtp.from}</li>
  *   <li>{@code subscriptions.writeTimeout} [10 s], {@code subscriptions.startupTimeout} [60 s]</li>
@@ -100,8 +114,28 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("ledger.rebuildTimeout", "PT30S", "longest window rebuild (and wait for it)"),
             new Setting("destinations.allowPrivateAddresses", "false", "allow loopback/private targets (SSRF)"),
             new Setting("destinations.platformUrl", "http://localhost:8585", "platform base URL for links"),
+            new Setting("destinations.platform.bearerToken", null, "token for the platform's API (e-mail roles)"),
+            new Setting("destinations.platform.timeout", "PT5S", "timeout of one platform API call"),
+            new Setting("destinations.platform.cacheTtl", "PT5M", "how long resolved users/teams/admins are kept"),
+            new Setting("destinations.platform.cacheMaxEntries", "10000", "most users/teams/lists cached"),
             new Setting("destinations.breaker.failureThreshold", "5", "consecutive failures that open a circuit"),
             new Setting("destinations.breaker.openDuration", "PT30S", "how long an open circuit refuses"),
+            new Setting("destinations.rateLimit.webhook", limit(SubscriptionType.WEBHOOK),
+                    "token bucket per Webhook destination (n/s|min|h)"),
+            new Setting("destinations.rateLimit.slack", limit(SubscriptionType.SLACK), "per Slack destination"),
+            new Setting("destinations.rateLimit.msTeams", limit(SubscriptionType.MS_TEAMS), "per MS Teams destination"),
+            new Setting("destinations.rateLimit.gChat", limit(SubscriptionType.G_CHAT), "per Google Chat destination"),
+            new Setting("destinations.rateLimit.email", limit(SubscriptionType.EMAIL), "per e-mail destination"),
+            new Setting("destinations.rateLimit.openLineage", limit(SubscriptionType.OPEN_LINEAGE),
+                    "per OpenLineage destination"),
+            new Setting("destinations.rateLimit.maxWait", "PT5M", "longest wait for a reserved send slot"),
+            new Setting("destinations.rateLimit.maxDestinations", "10000", "destinations holding a rate bucket"),
+            new Setting("lineage.namespace", "openmetadata", "OpenLineage job namespace"),
+            new Setting("lineage.statuses", "failed,partialSuccess,stopped,success", "run states sent as "
+                    + "OpenLineage events (the platform's names)"),
+            new Setting("lineage.gzipThresholdBytes", "16384", "OpenLineage HTTP bodies above this are gzipped"),
+            new Setting("lineage.maxBatchEvents", "100", "most events in one OpenLineage batch request"),
+            new Setting("lineage.batchWindow", "PT0.1S", "wait for more events to one batch endpoint, 0 = none"),
             new Setting("smtp.host", null, "SMTP host; unset = no e-mail destinations"),
             new Setting("smtp.port", "587", "SMTP port"),
             new Setting("smtp.username", null, "SMTP login"),
@@ -111,6 +145,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("subscriptions.writeTimeout", "PT10S", "wait for a subscription write to be visible"),
             new Setting("subscriptions.startupTimeout", "PT60S", "wait to read the subscriptions topic at start"),
             new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"));
+
+    private static String limit(SubscriptionType type) {
+        return RateLimitSettings.DEFAULTS.defaultFor(type).toString();
+    }
 
     /** One documented setting. */
     public record Setting(String key, String defaultValue, String doc) {
@@ -220,8 +258,28 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     s.get("smtp.password"), v.get("smtp.startTls", Values::bool), s.get("smtp.from"),
                     Duration.ofSeconds(10), Duration.ofSeconds(12));
         }
-        DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp,
-                LineageSettings.DEFAULTS);
+        Map<SubscriptionType, RateLimit> limits = new EnumMap<>(SubscriptionType.class);
+        for (SubscriptionType type : List.of(SubscriptionType.WEBHOOK, SubscriptionType.SLACK,
+                SubscriptionType.MS_TEAMS, SubscriptionType.G_CHAT, SubscriptionType.EMAIL,
+                SubscriptionType.OPEN_LINEAGE)) {
+            limits.put(type, v.get(RateLimitSettings.key(type), RateLimit::parse));
+        }
+        RateLimitSettings rateLimits = new RateLimitSettings(limits,
+                v.get("destinations.rateLimit.maxWait", Values::duration),
+                v.get("destinations.rateLimit.maxDestinations", Integer::parseInt),
+                RateLimitSettings.DEFAULTS.maxReservations());
+        LineageSettings lineage = new LineageSettings(v.get("lineage.namespace", Function.identity()),
+                LineageSettings.DEFAULTS.producer(), v.get("lineage.statuses", LineageSettings::parseStatuses),
+                v.get("lineage.gzipThresholdBytes", Integer::parseInt),
+                v.get("lineage.maxBatchEvents", Integer::parseInt), v.get("lineage.batchWindow", Values::duration),
+                messages.platformUrl());
+        PlatformSettings platform = new PlatformSettings(messages.platformUrl(),
+                s.get("destinations.platform.bearerToken"), v.get("destinations.platform.timeout", Values::duration),
+                v.get("destinations.platform.cacheTtl", Values::duration),
+                v.get("destinations.platform.cacheMaxEntries", Integer::parseInt),
+                PlatformSettings.DEFAULTS.maxAdminPages());
+        DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp, lineage,
+                rateLimits, platform);
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
+import io.changestream.alerts.destination.PlatformStandIn;
 import io.changestream.alerts.destination.WebhookDestination;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
@@ -59,7 +60,12 @@ class AlertEndToEndIT {
         settings.put("smtp.port", Integer.toString(SMTP.getSmtp().getPort()));
         settings.put("smtp.startTls", "false");
         settings.put("smtp.from", "alerts@cs.test");
-        try (Receiver receiver = new Receiver();
+        // the Admins e-mail resolves the platform's admins (here c@cs.test, already listed) through its API
+        PlatformStandIn platform = new PlatformStandIn();
+        platform.user("carol", "c@cs.test", true);
+        settings.put("destinations.platformUrl", platform.url().toString());
+        settings.put("destinations.platform.bearerToken", PlatformStandIn.TOKEN);
+        try (platform; Receiver receiver = new Receiver();
              AlertService a = AlertService.start(AlertTestSupport.config(settings));
              AlertService b = AlertService.start(AlertTestSupport.config(settings))) {
             String tables = create(a.httpPort(), request("tables", "[\"table\"]", """

@@ -104,4 +104,37 @@ class AlertServiceConfigTest {
         return assertThrows(IllegalArgumentException.class, () -> AlertServiceConfig.from(settings, Map.of()))
                 .getMessage();
     }
+
+    @Test
+    void rateLimitLineageAndPlatformSettingsAreReadMaskedAndNamedWhenBad() {
+        Map<String, String> s = minimal();
+        s.put("destinations.rateLimit.slack", "off");
+        s.put("destinations.rateLimit.webhook", "5000/min");
+        s.put("lineage.statuses", "failed");
+        s.put("lineage.namespace", "prod");
+        s.put("destinations.platformUrl", "https://metadata.example.com");
+        AlertServiceConfig c = AlertServiceConfig.from(s, Map.of(
+                "ALERTS_DESTINATIONS_PLATFORM_BEARER_TOKEN", "platform-jwt-secret-value"));
+        var d = c.destinations();
+        assertEquals("off", d.rateLimits().defaultFor(io.changestream.topics.model.SubscriptionType.SLACK).toString());
+        assertEquals("5000/min", d.rateLimits().defaultFor(io.changestream.topics.model.SubscriptionType.GENERIC)
+                .toString());
+        assertEquals("4/s", d.rateLimits().defaultFor(io.changestream.topics.model.SubscriptionType.MS_TEAMS)
+                .toString());
+        assertEquals(java.util.Set.of(io.changestream.topics.model.PipelineState.FAILED), d.lineage().statuses());
+        assertEquals("prod", d.lineage().namespace());
+        assertEquals("https://metadata.example.com", d.lineage().platformUrl().toString());
+        assertEquals("platform-jwt-secret-value", d.platform().bearerToken());
+        assertEquals("https://metadata.example.com", d.platform().url().toString());
+        assertFalse(c.toString().contains("platform-jwt-secret-value"), c.toString());
+
+        Map<String, String> bad = minimal();
+        bad.put("destinations.rateLimit.gChat", "fast");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> AlertServiceConfig.from(bad, Map.of()))
+                .getMessage().contains("destinations.rateLimit.gChat"));
+        Map<String, String> badState = minimal();
+        badState.put("lineage.statuses", "failed,exploded");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> AlertServiceConfig.from(badState, Map.of()))
+                .getMessage().contains("lineage.statuses"));
+    }
 }

@@ -66,6 +66,10 @@ final class AlertTestSupport {
         s.put("http.port", "0");
         s.put("admin.bearerToken", TOKEN);
         s.put("destinations.allowPrivateAddresses", "true");
+        // the Slack/Teams/GChat receivers are local stand-ins, not the services whose limits the defaults follow
+        s.put("destinations.rateLimit.slack", "off");
+        s.put("destinations.rateLimit.msTeams", "off");
+        s.put("destinations.rateLimit.gChat", "off");
         s.put("runtime.lanes", "8");
         s.put("runtime.initialBackoff", "100");
         s.put("runtime.maxBackoff", "400");

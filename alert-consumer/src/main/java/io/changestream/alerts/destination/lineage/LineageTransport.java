@@ -9,4 +9,12 @@ public interface LineageTransport {
 
     /** Sends the events. */
     DeliveryResult emit(List<OpenLineage.RunEvent> events);
+
+    /**
+     * Sends the events with each one's idempotency key ({@code <subscriptionId>:<fqn>/<runId>/<state>}, same
+     * order); transports that can carry them (HTTP: {@code Idempotency-Key}) do. The default ignores the keys.
+     */
+    default DeliveryResult emit(List<OpenLineage.RunEvent> events, List<String> idempotencyKeys) {
+        return emit(events);
+    }
 }

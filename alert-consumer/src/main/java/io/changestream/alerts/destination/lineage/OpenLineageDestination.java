@@ -1,6 +1,7 @@
 package io.changestream.alerts.destination.lineage;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.alerts.destination.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.Destination;
@@ -21,16 +22,21 @@ import java.util.Objects;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
- * An OpenLineage destination. Takes run-status requests ({@link DeliveryRequest#ofRun}); states outside
- * {@link LineageSettings#statuses()} are settled as delivered without sending. Config: {@code transport}
- * {@code http} (default: {@code endpoint}, optional {@code batchEndpoint}, {@code headers}, {@code apiKey} sent as
- * a bearer token) or {@code kafka} ({@code topic}). {@link #deliverAll} sends one batch. Thread-safe.
+ * An OpenLineage destination. Takes run-status requests ({@link DeliveryRequest#ofRun}); states outside the
+ * destination's {@link LineageSettings#statuses()} are settled as delivered without sending. Config:
+ * {@code transport} {@code http} (default: {@code endpoint}, optional {@code batchEndpoint}, {@code headers},
+ * {@code apiKey} sent as a bearer token) or {@code kafka} ({@code topic}); overrides of the service's
+ * {@code lineage.*} settings ({@code namespace}, {@code statuses}, {@code gzipThresholdBytes},
+ * {@code maxBatchEvents}). {@link #deliverAll} sends one batch; with a {@code batchEndpoint}, events that lane
+ * threads deliver to the same destination within {@link LineageSettings#batchWindow()} share one request
+ * ({@link LineageBatcher}). Thread-safe.
  */
 public final class OpenLineageDestination implements Destination {
 
     private final LineageSettings settings;
     private final HttpSender sender;
     private final Producer<String, String> producer;
+    private final LineageBatcher batcher = new LineageBatcher();
 
     /**
      * @param producer shared producer for the Kafka transport, or null when only HTTP is offered (owned by the
@@ -57,26 +63,41 @@ public final class OpenLineageDestination implements Destination {
         if (requests.isEmpty()) {
             return List.of();
         }
+        SubscriptionDestination destination = requests.get(0).destination();
+        LineageSettings effective;
+        LineageTransport transport;
+        try {
+            effective = settings.forDestination(destination.config());
+            transport = transport(destination, effective);
+        } catch (DestinationConfigException | IllegalArgumentException e) {
+            DeliveryResult refused = DeliveryResult.permanent(e.getMessage());
+            return requests.stream().map(r -> refused).toList();
+        }
         DeliveryResult[] results = new DeliveryResult[requests.size()];
-        List<OpenLineage.RunEvent> events = new ArrayList<>();
+        List<LineageBatcher.Item> items = new ArrayList<>();
         List<Integer> sent = new ArrayList<>();
         for (int i = 0; i < requests.size(); i++) {
             DeliveryRequest request = requests.get(i);
             if (request.runStatus() == null) {
                 results[i] = DeliveryResult.permanent("OpenLineage destinations take pipeline run statuses only");
-            } else if (!settings.statuses().contains(request.runStatus().state())) {
+            } else if (!effective.statuses().contains(request.runStatus().state())) {
                 results[i] = DeliveryResult.delivered();
             } else {
-                events.add(RunEvents.of(request.runStatus(), settings));
+                items.add(new LineageBatcher.Item(RunEvents.of(request.runStatus(), effective),
+                        request.idempotencyKey()));
                 sent.add(i);
             }
         }
-        if (!events.isEmpty()) {
+        if (!items.isEmpty()) {
             DeliveryResult outcome;
-            try {
-                outcome = transport(requests.get(sent.get(0)).destination()).emit(events);
-            } catch (DestinationConfigException | IllegalArgumentException e) {
-                outcome = DeliveryResult.permanent(e.getMessage());
+            if (transport instanceof HttpLineageTransport http && http.batches()
+                    && !effective.batchWindow().isZero()) {
+                Duration maxWait = effective.batchWindow().plus(Duration.ofSeconds(
+                        2L * (destination.timeout() + destination.readTimeout()) + 1));
+                outcome = batcher.submit(CircuitBreakingDestination.key(requests.get(0)), items,
+                        effective.maxBatchEvents(), effective.batchWindow(), maxWait, sendingTo(http));
+            } else {
+                outcome = send(transport, items);
             }
             for (int i : sent) {
                 results[i] = outcome;
@@ -85,12 +106,27 @@ public final class OpenLineageDestination implements Destination {
         return List.of(results);
     }
 
+    private static java.util.function.Function<List<LineageBatcher.Item>, DeliveryResult> sendingTo(
+            LineageTransport transport) {
+        return items -> send(transport, items);
+    }
+
+    private static DeliveryResult send(LineageTransport transport, List<LineageBatcher.Item> items) {
+        return transport.emit(items.stream().map(LineageBatcher.Item::event).toList(),
+                items.stream().map(LineageBatcher.Item::idempotencyKey).toList());
+    }
+
     /**
-     * The transport a destination's config asks for (validators call it at save time).
+     * The transport a destination's config asks for, with the service's settings and the destination's
+     * overrides (validators call it at save time).
      *
      * @throws DestinationConfigException naming the config field at fault
      */
     public LineageTransport transport(SubscriptionDestination destination) {
+        return transport(destination, settings.forDestination(destination.config()));
+    }
+
+    private LineageTransport transport(SubscriptionDestination destination, LineageSettings effective) {
         JsonNode config = destination.config();
         String kind = config == null ? "http" : config.path("transport").asText("http");
         Duration connect = Duration.ofSeconds(destination.timeout());
@@ -124,7 +160,7 @@ public final class OpenLineageDestination implements Destination {
         if (batchEndpoint != null) {
             sender.guard().check(batchEndpoint, "config.batchEndpoint");
         }
-        return new HttpLineageTransport(sender, settings, http.endpoint(), batchEndpoint,
+        return new HttpLineageTransport(sender, effective, http.endpoint(), batchEndpoint,
                 Collections.unmodifiableMap(headers), connect, read);
     }
 }

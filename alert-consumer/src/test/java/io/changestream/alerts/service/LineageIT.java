@@ -1,0 +1,118 @@
+package io.changestream.alerts.service;
+
+import static io.changestream.alerts.service.AlertTestSupport.create;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.alerts.destination.lineage.LineageSchemas;
+import io.changestream.alerts.destination.lineage.RunEvents;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.PipelineRunStatus;
+import io.changestream.topics.model.PipelineState;
+import io.changestream.topics.serde.Serdes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Run statuses on the real path (broker {@code pipeline-status} → alert service → a local OpenLineage receiver):
+ * the subscription's filter picks the failed runs, each arrives once as a FAIL RunEvent that validates against the
+ * shipped official schemas and carries its datasets and error facet, and a burst goes in batches to the batch
+ * endpoint, each request with an {@code Idempotency-Key}.
+ */
+class LineageIT {
+
+    private static final int RUNS = 12;
+    private final KafkaBroker broker = Brokers.shared();
+
+    @Test
+    void failedRunsArriveOnceAsValidFailEventsWithDatasetsAndTheErrorFacetInBatches() throws Exception {
+        String ns = AlertTestSupport.namespace("lineage");
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
+        AlertTestSupport.provision(broker, catalog);
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
+        settings.put("lineage.batchWindow", "PT0.5S");
+        settings.put("destinations.platformUrl", "https://metadata.example.com");
+        try (Receiver receiver = new Receiver();
+             AlertService service = AlertService.start(AlertTestSupport.config(settings))) {
+            create(service.httpPort(), """
+                    {"name": "failed-runs", "alertType": "Observability", "resources": ["ingestionPipeline"],
+                     "input": {"filters": [], "actions": [{"name": "GetIngestionPipelineStatusUpdates",
+                       "effect": "include", "arguments": [{"name": "ingestionPipelineStateList",
+                       "input": ["failed"]}]}]},
+                     "destinations": [{"category": "External", "type": "OpenLineage",
+                       "config": {"endpoint": "%s", "batchEndpoint": "%s"}}], "retries": 5}
+                    """.formatted(receiver.url("/api/v1/lineage"), receiver.url("/api/v1/lineage/batch")));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> service.runtime().status().partitions()
+                    .stream().anyMatch(p -> p.topic().equals(catalog.pipelineStatus().name())));
+
+            List<PipelineRunStatus> statuses = new ArrayList<>();
+            for (int i = 0; i < RUNS; i++) {
+                PipelineState state = i % 2 == 0 ? PipelineState.FAILED : PipelineState.SUCCESS;
+                statuses.add(new PipelineRunStatus("mysql_prod.ingest_" + i, "run-" + i, state,
+                        1_700_000_000_000L + i, 1_700_000_060_000L + i, 1_699_999_990_000L + i));
+            }
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                    ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(), new StringSerializer())) {
+                for (PipelineRunStatus s : statuses) {
+                    producer.send(new ProducerRecord<>(catalog.pipelineStatus().name(), s.key(),
+                            Serdes.pipelineRunStatus().toJson(s)));
+                }
+                producer.flush();
+            }
+
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> events(receiver).size() >= RUNS / 2);
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+
+            List<JsonNode> events = events(receiver);
+            assertEquals(RUNS / 2, events.size(), "each failed run once; the successful ones are filtered out");
+            Set<String> jobs = new HashSet<>();
+            for (JsonNode event : events) {
+                assertEquals(List.of(), LineageSchemas.violations(event), event.toString());
+                assertEquals("FAIL", event.get("eventType").asText());
+                String job = event.at("/job/name").asText();
+                jobs.add(job);
+                assertEquals(RunEvents.runUuid(job, "run-" + job.substring(job.lastIndexOf('_') + 1)).toString(),
+                        event.at("/run/runId").asText());
+                assertEquals("mysql_prod", event.at("/inputs/0/namespace").asText());
+                assertEquals("https://metadata.example.com", event.at("/outputs/0/namespace").asText());
+                assertEquals("mysql_prod", event.at("/outputs/0/name").asText());
+                assertTrue(event.at("/run/facets/errorMessage/message").asText().contains("failed"));
+                assertEquals("INGESTION_PIPELINE", event.at("/job/facets/jobType/jobType").asText());
+            }
+            assertEquals(RUNS / 2, jobs.size());
+            List<Receiver.Hit> requests = receiver.all();
+            assertTrue(requests.size() < RUNS / 2, "the burst was batched: " + requests.size() + " requests");
+            assertTrue(requests.stream().anyMatch(h -> h.path().equals("/api/v1/lineage/batch")));
+            assertTrue(requests.stream().allMatch(h -> h.idempotencyKey() != null && !h.idempotencyKey().isBlank()),
+                    "every lineage request carries an Idempotency-Key");
+        }
+    }
+
+    /** Every event the receiver got, batches unpacked. */
+    private static List<JsonNode> events(Receiver receiver) {
+        List<JsonNode> out = new ArrayList<>();
+        for (Receiver.Hit hit : receiver.all()) {
+            if (hit.body().isArray()) {
+                hit.body().forEach(out::add);
+            } else {
+                out.add(hit.body());
+            }
+        }
+        return out;
+    }
+}
