@@ -3,6 +3,8 @@ package io.changestream.alerts.destination;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
@@ -20,7 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Sends one HTTP request for a destination and classifies the answer: SSRF guard first, then
  * {@code java.net.http.HttpClient} with connect timeout = the destination's {@code timeout} and request timeout =
  * its {@code readTimeout}, no redirects (a redirect could lead past the guard), bounded request and response
- * sizes. One HttpClient per distinct connect timeout. Thread-safe.
+ * sizes. No proxy unless {@link HttpSettings#proxy()} names one (the JVM-wide proxy properties are ignored); with one,
+ * the guard still checks every target before the request is handed to it. One HttpClient per distinct connect
+ * timeout. Thread-safe.
  */
 public final class HttpSender {
 
@@ -118,9 +122,12 @@ public final class HttpSender {
         if (clients.size() >= settings.maxClients()) {
             clients.clear();
         }
+        InetSocketAddress proxy = settings.proxyAddress();
         return clients.computeIfAbsent(connectTimeout, timeout -> HttpClient.newBuilder()
                 .connectTimeout(timeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
+                // never the JVM-wide default selector (http.proxyHost…): it would carry requests past the guard
+                .proxy(proxy == null ? HttpClient.Builder.NO_PROXY : ProxySelector.of(proxy))
                 .build());
     }
 }

@@ -99,6 +99,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("ledger.rebuildMaxRecords", "1000000", "ledger records one window rebuild reads at most"),
             new Setting("ledger.rebuildTimeout", "PT30S", "longest window rebuild (and wait for it)"),
             new Setting("destinations.allowPrivateAddresses", "false", "allow loopback/private targets (SSRF)"),
+            new Setting("destinations.proxy", null, "host:port of an HTTP proxy for destinations; unset = none "
+                    + "(JVM proxy properties are ignored)"),
             new Setting("destinations.platformUrl", "http://localhost:8585", "platform base URL for links"),
             new Setting("destinations.breaker.failureThreshold", "5", "consecutive failures that open a circuit"),
             new Setting("destinations.breaker.openDuration", "PT30S", "how long an open circuit refuses"),
@@ -207,6 +209,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         if (v.get("destinations.allowPrivateAddresses", Values::bool)) {
             http = http.allowingPrivateAddresses();
         }
+        http = http.withProxy(s.get("destinations.proxy"));
         CircuitBreakerSettings breaker = new CircuitBreakerSettings(
                 v.get("destinations.breaker.failureThreshold", Integer::parseInt),
                 v.get("destinations.breaker.openDuration", Values::duration),
