@@ -24,7 +24,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -101,6 +103,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("destinations.allowPrivateAddresses", "false", "allow loopback/private targets (SSRF)"),
             new Setting("destinations.proxy", null, "host:port of an HTTP proxy for destinations; unset = none "
                     + "(JVM proxy properties are ignored)"),
+            new Setting("destinations.lineage.kafkaTopics", null, "topics the OpenLineage Kafka transport may "
+                    + "write, comma-separated; default <topics.namespace>openlineage; never a catalog topic"),
             new Setting("destinations.platformUrl", "http://localhost:8585", "platform base URL for links"),
             new Setting("destinations.breaker.failureThreshold", "5", "consecutive failures that open a circuit"),
             new Setting("destinations.breaker.openDuration", "PT30S", "how long an open circuit refuses"),
@@ -224,7 +228,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     Duration.ofSeconds(10), Duration.ofSeconds(12));
         }
         DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp,
-                LineageSettings.DEFAULTS);
+                LineageSettings.DEFAULTS.withKafkaTopics(lineageTopics(s.get("destinations.lineage.kafkaTopics"),
+                        catalog)));
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),
@@ -235,6 +240,27 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("admin.user", Function.identity())),
                 RuntimeConfig.from(runtime), ledger, destinations, subscriptions,
                 v.get("status.maxEntries", Integer::parseInt));
+    }
+
+    /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */
+    private static Set<String> lineageTopics(String raw, TopicCatalog catalog) {
+        Set<String> topics = new TreeSet<>();
+        if (raw == null || raw.isBlank()) {
+            topics.add(catalog.namespace() + LineageSettings.DEFAULT_KAFKA_TOPIC_SUFFIX);
+        } else {
+            for (String topic : raw.split(",")) {
+                if (!topic.isBlank()) {
+                    topics.add(topic.trim());
+                }
+            }
+        }
+        for (String topic : topics) {
+            if (catalog.byName(topic).isPresent() || TopicCatalog.defaults().byName(topic).isPresent()) {
+                throw new IllegalArgumentException("destinations.lineage.kafkaTopics must not name a catalog topic, "
+                        + "was '" + topic + "'");
+            }
+        }
+        return topics;
     }
 
     /** The settings key an {@code ALERTS_} variable names: a known or present key, else a dotted lower-case one. */

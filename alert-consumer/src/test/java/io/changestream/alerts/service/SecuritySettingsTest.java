@@ -1,0 +1,53 @@
+package io.changestream.alerts.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The settings of the alert service's guards (issue 12): defaults, validation naming the setting. */
+class SecuritySettingsTest {
+
+    private static Map<String, String> minimal() {
+        Map<String, String> s = new HashMap<>();
+        s.put("kafka.bootstrap.servers", "localhost:9092");
+        s.put("admin.bearerToken", "a-token-of-sixteen-chars");
+        return s;
+    }
+
+    private static AlertServiceConfig with(String key, String value) {
+        Map<String, String> s = minimal();
+        s.put(key, value);
+        return AlertServiceConfig.from(s, Map.of());
+    }
+
+    @Test
+    void theLineageKafkaAllowlistIsOneTopicInTheNamespaceByDefaultAndNeverACatalogTopic() {
+        assertEquals(Set.of("cs.openlineage"), AlertServiceConfig.from(minimal(), Map.of()).destinations().lineage()
+                .kafkaTopics());
+        assertEquals(Set.of("t.openlineage"), with("topics.namespace", "t.").destinations().lineage().kafkaTopics());
+        assertEquals(Set.of("lineage-a", "lineage-b"),
+                with("destinations.lineage.kafkaTopics", "lineage-a, lineage-b").destinations().lineage()
+                        .kafkaTopics());
+        for (String catalogTopic : new String[] {"cs.changes", "cs.alert-ledger", "cs.subscriptions",
+                "cs.alert-dlq", "cs.pipeline-status", "__consumer_offsets"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> with("destinations.lineage.kafkaTopics", "ok," + catalogTopic));
+            assertTrue(e.getMessage().startsWith("destinations.lineage.kafkaTopics"), e.getMessage());
+        }
+    }
+
+    @Test
+    void noProxyByDefaultAndABadOneNamesTheSetting() {
+        assertEquals(null, AlertServiceConfig.from(minimal(), Map.of()).destinations().http().proxy());
+        assertEquals("proxy.internal:3128", with("destinations.proxy", "proxy.internal:3128").destinations().http()
+                .proxy());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> with("destinations.proxy", "proxy.internal"));
+        assertTrue(e.getMessage().contains("destinations.proxy"), e.getMessage());
+    }
+}
