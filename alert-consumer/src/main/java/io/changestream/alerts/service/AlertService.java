@@ -1,7 +1,6 @@
 package io.changestream.alerts.service;
 
 import io.changestream.alerts.destination.DestinationRegistry;
-import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
@@ -86,7 +85,7 @@ public final class AlertService implements AutoCloseable {
         parts.push(() -> producer.close(config.runtime().closeTimeout()));
         DestinationRegistry destinations = new DestinationRegistry(config.destinations(), clock, meters, producer);
         parts.push(destinations);
-        store = SubscriptionStore.start(config.subscriptions(), FilterSettings.DEFAULTS);
+        store = SubscriptionStore.start(config.subscriptions(), config.filter());
         parts.push(store);
         store.bindTo(meters);
         statusBook = new DeliveryStatusBook(clock, config.statusMaxEntries());
@@ -97,7 +96,7 @@ public final class AlertService implements AutoCloseable {
             }
         });
         SubscriptionService subscriptions = new SubscriptionService(
-                new SubscriptionFactory(destinations, FilterSettings.DEFAULTS, clock), store);
+                new SubscriptionFactory(destinations, config.filter(), clock), store);
         ledger = new DeliveryLedger(config.ledger(), producer, config.kafka(), meters, clock);
         parts.push(ledger);
         processor = new AlertProcessor(new PipelineSettings(catalog.changes().name(),

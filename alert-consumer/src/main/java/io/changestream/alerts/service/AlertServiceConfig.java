@@ -6,6 +6,8 @@ import io.changestream.alerts.destination.HttpSettings;
 import io.changestream.alerts.destination.MessageSettings;
 import io.changestream.alerts.destination.SmtpSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
+import io.changestream.alerts.filter.FilterLimits;
+import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
 import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
@@ -69,11 +71,12 @@ import java.util.function.Function;
  * @param destinations     the destinations
  * @param subscriptions    the subscription store
  * @param statusMaxEntries destinations tracked by the status book
+ * @param filter           the filter compiler's and evaluator's bounds ({@code filter.*})
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  DestinationSettings destinations, SubscriptionStoreSettings subscriptions,
-                                 int statusMaxEntries) {
+                                 int statusMaxEntries, FilterSettings filter) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -116,7 +119,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("smtp.from", null, "sender address (required with smtp.host)"),
             new Setting("subscriptions.writeTimeout", "PT10S", "wait for a subscription write to be visible"),
             new Setting("subscriptions.startupTimeout", "PT60S", "wait to read the subscriptions topic at start"),
-            new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"));
+            new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"),
+            new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
+            new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
+            new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
+                    + "evaluation error"));
 
     /** One documented setting. */
     public record Setting(String key, String defaultValue, String doc) {
@@ -146,6 +153,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         if (statusMaxEntries < 1) {
             throw new IllegalArgumentException("status.maxEntries must be >= 1, was " + statusMaxEntries);
         }
+        Objects.requireNonNull(filter, "filter is required");
     }
 
     /** The topic catalog of {@link #namespace()}. */
@@ -239,7 +247,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
                         v.get("admin.user", Function.identity())),
                 RuntimeConfig.from(runtime), ledger, destinations, subscriptions,
-                v.get("status.maxEntries", Integer::parseInt));
+                v.get("status.maxEntries", Integer::parseInt),
+                FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
+                        FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
+                        v.get("filter.maxPatternProgram", Integer::parseInt),
+                        v.get("filter.maxSubjectLength", Integer::parseInt))));
     }
 
     /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */
@@ -306,6 +318,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("ledger", ledger.toString());
         out.put("destinations", destinations.toString());
         out.put("status.maxEntries", Integer.toString(statusMaxEntries));
+        out.put("filter", filter.limits().toString());
         return out;
     }
 

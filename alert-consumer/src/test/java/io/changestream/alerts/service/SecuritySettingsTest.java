@@ -50,4 +50,16 @@ class SecuritySettingsTest {
                 () -> with("destinations.proxy", "proxy.internal"));
         assertTrue(e.getMessage().contains("destinations.proxy"), e.getMessage());
     }
+
+    @Test
+    void regexBoundsAreSettingsWithDefaults() {
+        var limits = AlertServiceConfig.from(minimal(), Map.of()).filter().limits();
+        assertEquals(1_024, limits.maxPatternLength());
+        assertEquals(10_000, limits.maxPatternProgram());
+        assertEquals(4_096, limits.maxSubjectLength());
+        assertEquals(200, with("filter.maxSubjectLength", "200").filter().limits().maxSubjectLength());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> with("filter.maxPatternProgram", "0"));
+        assertTrue(e.getMessage().contains("filter.maxPatternProgram"), e.getMessage());
+    }
 }
