@@ -98,6 +98,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("http.port", "8080", "HTTP port, 0 = any free port"),
             new Setting("admin.bearerToken", null, "bearer token of the admin API (required, >= 16 chars)"),
             new Setting("admin.user", "admin", "name recorded as updatedBy"),
+            new Setting("admin.maxRequestBytes", "262144", "largest HTTP request body; larger is a 413"),
             new Setting("ledger.ackTimeout", "PT10S", "wait for a ledger/DLQ ack before retrying"),
             new Setting("ledger.rebuildClockSkew", "PT10S", "read the ledger from this much before the committed "
                     + "record's timestamp"),
@@ -245,7 +246,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         return new AlertServiceConfig(kafka, namespace, groupId, v.get("http.host", Function.identity()),
                 v.get("http.port", Integer::parseInt),
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
-                        v.get("admin.user", Function.identity())),
+                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong)),
                 RuntimeConfig.from(runtime), ledger, destinations, subscriptions,
                 v.get("status.maxEntries", Integer::parseInt),
                 FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),

@@ -26,6 +26,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -179,7 +180,15 @@ public final class SubscriptionStore implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SubscriptionException(503, "interrupted while writing subscription " + id, e);
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RecordTooLargeException) {
+                throw new SubscriptionException(413, "body: the subscription is " + (json == null ? 0 : json.length())
+                        + " characters, too large for a record of " + settings.topic() + " (lower "
+                        + "admin.maxRequestBytes or raise the topic's max.message.bytes)", e);
+            }
+            throw new SubscriptionException(503, "could not write subscription " + id + " to " + settings.topic()
+                    + ": " + e.getCause(), e);
+        } catch (TimeoutException e) {
             throw new SubscriptionException(503, "could not write subscription " + id + " to " + settings.topic()
                     + ": " + (e.getCause() == null ? e : e.getCause()), e);
         }
