@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 /**
  * The platform's webhook config ({@code endpoint}, {@code secretKey}, {@code headers}, {@code httpMethod} POST|PUT,
  * {@code queryParams}), shared by Webhook, Slack, MS Teams and Google Chat destinations. {@link #toString()} masks
- * the secret.
+ * the secret, header values and what of the endpoint can carry a credential ({@link Secrets#maskUrl}).
  *
  * @param endpoint    target URL, query parameters applied
  * @param httpMethod  POST (default) or PUT
@@ -104,7 +104,7 @@ public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String>
 
     @Override
     public String toString() {
-        return "WebhookConfig[endpoint=" + endpoint + ", httpMethod=" + httpMethod + ", headers=" + headers.keySet()
+        return "WebhookConfig[endpoint=" + Secrets.maskUrl(endpoint.toString(), false) + ", httpMethod=" + httpMethod + ", headers=" + headers.keySet()
                 + ", secretKey=" + (secretKey == null ? "none" : Secrets.MASK) + "]";
     }
 }

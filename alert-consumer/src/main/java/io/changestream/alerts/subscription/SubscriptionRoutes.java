@@ -87,9 +87,11 @@ public final class SubscriptionRoutes {
         ObjectNode json = mapper.valueToTree(subscription);
         JsonNode destinations = json.get("destinations");
         if (destinations != null && destinations.isArray()) {
-            for (JsonNode destination : destinations) {
+            for (int i = 0; i < destinations.size() && i < subscription.destinations().size(); i++) {
+                JsonNode destination = destinations.get(i);
                 if (destination.has("config")) {
-                    ((ObjectNode) destination).set("config", Secrets.masked(destination.get("config")));
+                    ((ObjectNode) destination).set("config", Secrets.masked(
+                            subscription.destinations().get(i).type(), destination.get("config")));
                 }
             }
         }

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Settings of the {@link SubscriptionStore}.
+ * Settings of the {@link SubscriptionStore}. {@link #toString()} masks secret client settings.
  *
  * @param topic              full name of the compacted {@code subscriptions} topic (e.g. {@code cs.subscriptions})
  * @param kafka              client settings shared by its producer and reader ({@code bootstrap.servers},
@@ -35,6 +35,15 @@ public record SubscriptionStoreSettings(String topic, Map<String, Object> kafka,
     public static SubscriptionStoreSettings of(String topic, String bootstrapServers) {
         return new SubscriptionStoreSettings(topic, Map.of("bootstrap.servers", bootstrapServers),
                 Duration.ofMillis(100), Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(10));
+    }
+
+    /** Masks every secret Kafka client setting (JAAS config, passwords). */
+    @Override
+    public String toString() {
+        return "SubscriptionStoreSettings[topic=" + topic + ", kafka="
+                + io.changestream.alerts.destination.Secrets.maskedSettings(kafka) + ", pollTimeout=" + pollTimeout
+                + ", writeTimeout=" + writeTimeout + ", startupTimeout=" + startupTimeout + ", closeTimeout="
+                + closeTimeout + "]";
     }
 
     private static void positive(Duration value, String name) {

@@ -142,4 +142,42 @@ class AdminApiHardeningIT {
         assertEquals(201, call(port(), "POST", BASE, request("lineage-ok", "[\"all\"]", "[]", "[" + allowed + "]", 1))
                 .status());
     }
+
+    @Test
+    void getNeverReturnsADestinationUrlOrHeaderValueInClearAndPuttingItBackKeepsTheSecrets() {
+        String[] secrets = {"T0SLACK/B0SLACK/slackTokenXyz", "teamsTokenAbc", "gchatKeyQrs", "hookCode123",
+                "apiKeyValue456", "lineageKey789", "hmacSecret000"};
+        String destinations = "["
+                + "{\"category\":\"External\",\"type\":\"Slack\",\"config\":{\"endpoint\":"
+                + "\"https://hooks.slack.com/services/" + secrets[0] + "\"}},"
+                + "{\"category\":\"External\",\"type\":\"MsTeams\",\"config\":{\"endpoint\":"
+                + "\"https://acme.webhook.office.com/webhookb2/" + secrets[1] + "\"}},"
+                + "{\"category\":\"External\",\"type\":\"GChat\",\"config\":{\"endpoint\":"
+                + "\"https://chat.googleapis.com/v1/spaces/AAA/messages?key=" + secrets[2] + "\"}},"
+                + "{\"category\":\"External\",\"type\":\"Webhook\",\"config\":{\"endpoint\":"
+                + "\"https://hooks.example.com/in?code=" + secrets[3] + "\",\"secretKey\":\"" + secrets[6] + "\","
+                + "\"headers\":{\"X-Api-Key\":\"" + secrets[4] + "\"}}},"
+                + "{\"category\":\"External\",\"type\":\"OpenLineage\",\"config\":{\"endpoint\":"
+                + "\"https://lineage.example.com/api/v1/lineage\",\"apiKey\":\"" + secrets[5] + "\"}}]";
+        String id = create(port(), request("masked-all", "[\"all\"]", "[]", destinations, 1));
+        List<Answer> answers = List.of(call(port(), "GET", BASE + "/" + id, null),
+                call(port(), "GET", BASE + "/name/masked-all", null), call(port(), "GET", BASE, null),
+                call(port(), "GET", BASE + "/" + id + "/status", null));
+        for (Answer answer : answers) {
+            assertEquals(200, answer.status(), answer.body());
+            for (String secret : secrets) {
+                assertTrue(!answer.body().contains(secret), secret + " served in " + answer.body());
+            }
+        }
+        JsonNode got = answers.get(0).json();
+        assertEquals("https://hooks.slack.com/********",
+                got.path("destinations").get(0).path("config").path("endpoint").asText());
+
+        Answer put = call(port(), "PUT", BASE + "/" + id, got.toString());
+        assertEquals(200, put.status(), put.body());
+        String stored = service.store().get(id).orElseThrow().subscription().destinations().toString();
+        for (String secret : secrets) {
+            assertTrue(stored.contains(secret), "PUT of the masked view lost " + secret + ": " + stored);
+        }
+    }
 }

@@ -62,4 +62,23 @@ class SecuritySettingsTest {
                 () -> with("filter.maxPatternProgram", "0"));
         assertTrue(e.getMessage().contains("filter.maxPatternProgram"), e.getMessage());
     }
+
+    @Test
+    void noConfigRecordPrintsASecret() {
+        Map<String, String> s = minimal();
+        s.put("admin.bearerToken", "bearer-secret-0123456789");
+        s.put("kafka.sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"u\" password=\"jaas-secret\";");
+        s.put("kafka.ssl.keystore.password", "keystore-secret");
+        s.put("smtp.host", "smtp.example.com");
+        s.put("smtp.from", "alerts@example.com");
+        s.put("smtp.password", "smtp-secret");
+        AlertServiceConfig c = AlertServiceConfig.from(s, Map.of());
+        for (Object printed : new Object[] {c, c.admin(), c.subscriptions(), c.destinations(), c.ledger(),
+                c.filter(), c.destinations().smtp()}) {
+            for (String secret : new String[] {"bearer-secret", "jaas-secret", "keystore-secret", "smtp-secret"}) {
+                assertTrue(!printed.toString().contains(secret), secret + " in " + printed);
+            }
+        }
+    }
 }
