@@ -42,7 +42,10 @@ final class AlertHttpServer implements AutoCloseable {
             c.startup.showOldJavalinVersionWarning = false;
             c.jetty.host = config.httpHost();
             c.jetty.port = config.httpPort();
-            c.routes.get("/health/live", ctx -> ctx.result("live"));
+            c.routes.get("/health/live", ctx -> {
+                boolean live = service.live();
+                ctx.status(live ? 200 : 503).result(live ? "live" : "not live: " + service.store().health());
+            });
             c.routes.get("/health/ready", ctx -> {
                 boolean ready = service.ready();
                 ctx.status(ready ? 200 : 503).result(ready ? "ready" : "not ready: " + service.readiness());

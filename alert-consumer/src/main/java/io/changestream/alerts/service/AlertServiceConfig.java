@@ -120,6 +120,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("smtp.from", null, "sender address (required with smtp.host)"),
             new Setting("subscriptions.writeTimeout", "PT10S", "wait for a subscription write to be visible"),
             new Setting("subscriptions.startupTimeout", "PT60S", "wait to read the subscriptions topic at start"),
+            new Setting("subscriptions.staleAfter", "PT10S", "view older than this: not ready"),
+            new Setting("subscriptions.maxStaleness", "PT30S", "view older than this: processing pauses"),
+            new Setting("subscriptions.restartBackoff", "PT1S", "first wait before a dead reader is restarted"),
+            new Setting("subscriptions.restartMaxBackoff", "PT30S", "longest wait between reader restarts"),
+            new Setting("subscriptions.maxRestarts", "10", "consecutive failed restarts before /health/live fails"),
             new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"),
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
@@ -242,7 +247,13 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),
-                v.get("subscriptions.startupTimeout", Values::duration), defaults.closeTimeout());
+                v.get("subscriptions.startupTimeout", Values::duration), defaults.closeTimeout())
+                .withHealth(new SubscriptionStoreSettings.ReaderHealth(
+                        v.get("subscriptions.staleAfter", Values::duration),
+                        v.get("subscriptions.maxStaleness", Values::duration),
+                        v.get("subscriptions.restartBackoff", Values::duration),
+                        v.get("subscriptions.restartMaxBackoff", Values::duration),
+                        v.get("subscriptions.maxRestarts", Integer::parseInt)));
         return new AlertServiceConfig(kafka, namespace, groupId, v.get("http.host", Function.identity()),
                 v.get("http.port", Integer::parseInt),
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
