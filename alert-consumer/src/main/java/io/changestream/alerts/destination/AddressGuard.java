@@ -18,10 +18,10 @@ import java.util.Locale;
  * {@link HttpSettings#allowPrivateAddresses()} is set. A host that does not resolve passes (DNS may be down for a
  * moment; the request then fails as a transient connect error). Stateless; any thread.
  *
- * <p>The check runs right before each request and again for the very addresses the client connects to only in so far
- * as both lookups share the JVM's address cache; why the JDK client cannot be pinned to the checked address, and
- * what closes the window, is docs/decisions/1202. With a proxy ({@link HttpSettings#proxy()}) the guard checks
- * the target explicitly before the request is handed to the proxy.
+ * <p>DNS rebinding: {@link HttpSender} resolves through {@link #checkedAddresses} and connects only to the
+ * addresses it returned, so the host is looked up once and the checked address is the one connected to
+ * (docs/decisions/1202). With a proxy ({@link HttpSettings#proxy()}) the guard checks the target explicitly before
+ * the request is handed to the proxy, which resolves it again.
  */
 public final class AddressGuard {
 
@@ -38,6 +38,24 @@ public final class AddressGuard {
      * @throws DestinationConfigException when the URL is not http(s), has no host, or resolves to a refused address
      */
     public void check(URI uri, String field) {
+        String host = checkUrl(uri, field);
+        if (allowPrivate) {
+            return;
+        }
+        try {
+            checkedAddresses(host, field);
+        } catch (UnknownHostException e) {
+            // nothing to connect to: the request itself fails with a transient (RETRY) connect error
+        }
+    }
+
+    /**
+     * Checks a URL's form only (http(s), a host) and returns the host; the addresses are checked when they are
+     * resolved ({@link #checkedAddresses}).
+     *
+     * @throws DestinationConfigException when the URL is not http(s) or has no host
+     */
+    public String checkUrl(URI uri, String field) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
             throw new DestinationConfigException(field, "must be an http or https URL, was a '" + scheme + "' URL");
@@ -46,23 +64,29 @@ public final class AddressGuard {
         if (host == null || host.isBlank()) {
             throw new DestinationConfigException(field, "has no host");
         }
-        if (allowPrivate) {
-            return;
-        }
-        InetAddress[] addresses;
-        try {
-            addresses = InetAddress.getAllByName(host);
-        } catch (UnknownHostException e) {
-            // nothing to connect to: the request itself fails with a transient (RETRY) connect error
-            return;
-        }
-        for (InetAddress address : addresses) {
-            if (isRefused(address)) {
-                throw new DestinationConfigException(field, "host '" + host + "' resolves to " + address.getHostAddress()
-                        + ", a loopback/private/link-local/multicast/special-purpose address (refused; see "
-                        + "destinations.allowPrivateAddresses)");
+        return host;
+    }
+
+    /**
+     * Resolves a host once and returns its addresses if every one of them is allowed — the addresses a client
+     * must then connect to (no second lookup a rebinding DNS server could answer differently).
+     *
+     * @throws DestinationConfigException naming {@code field} when an address is refused
+     * @throws UnknownHostException       when the host does not resolve
+     */
+    public List<InetAddress> checkedAddresses(String host, String field) throws UnknownHostException {
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        InetAddress[] addresses = InetAddress.getAllByName(bare);
+        if (!allowPrivate) {
+            for (InetAddress address : addresses) {
+                if (isRefused(address)) {
+                    throw new DestinationConfigException(field, "host '" + host + "' resolves to "
+                            + address.getHostAddress() + ", a loopback/private/link-local/multicast/special-purpose "
+                            + "address (refused; see destinations.allowPrivateAddresses)");
+                }
             }
         }
+        return List.of(addresses);
     }
 
     /** Whether an address is one the guard refuses. */

@@ -11,7 +11,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Isolated;
 
-/** Issue 12: destinations never go through the JVM-wide proxy; an explicit proxy gets only guarded targets. */
+/**
+ * Issue 12: destinations never go through the JVM-wide proxy; an explicit proxy gets only guarded targets; without a
+ * proxy the client connects only to the addresses the guard resolved and checked (resolve once).
+ */
 @Isolated
 class HttpSenderProxyTest {
 
@@ -68,6 +71,38 @@ class HttpSenderProxyTest {
             assertEquals(1, proxy.received().size(), "through the configured proxy");
             assertEquals(0, target.received().size());
         }
+    }
+
+    @Test
+    void aPrivateProxyIsReachableWhileTheGuardIsOnForTargets() {
+        try (LocalReceiver proxy = new LocalReceiver()) {
+            URI proxyUri = proxy.uri("/");
+            HttpSender sender = new HttpSender(HttpSettings.DEFAULTS.withProxy(proxyUri.getHost() + ":"
+                    + proxyUri.getPort()), Clock.systemUTC());
+            assertEquals(Outcome.DELIVERED, sender.send(post(URI.create("http://8.8.8.8/hook"))).outcome(),
+                    "a public target through the operator's proxy on a private address");
+            assertEquals(1, proxy.received().size());
+            sender.close();
+        }
+    }
+
+    @Test
+    void theClientConnectsOnlyToAddressesTheGuardResolvedAndChecked() throws Exception {
+        org.eclipse.jetty.util.SocketAddressResolver resolver = HttpSender.checkedResolver(new AddressGuard(false),
+                null);
+        java.util.concurrent.CompletableFuture<java.util.List<java.net.InetSocketAddress>> refused =
+                new java.util.concurrent.CompletableFuture<>();
+        resolver.resolve("localhost", 80, Map.of(), org.eclipse.jetty.util.Promise.from(refused::complete,
+                refused::completeExceptionally));
+        java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, refused::get);
+        assertTrue(e.getCause() instanceof DestinationConfigException, String.valueOf(e.getCause()));
+
+        java.util.concurrent.CompletableFuture<java.util.List<java.net.InetSocketAddress>> checked =
+                new java.util.concurrent.CompletableFuture<>();
+        resolver.resolve("8.8.4.4", 443, Map.of(), org.eclipse.jetty.util.Promise.from(checked::complete,
+                checked::completeExceptionally));
+        assertEquals(java.util.List.of(new java.net.InetSocketAddress("8.8.4.4", 443)), checked.get());
     }
 
     @Test
