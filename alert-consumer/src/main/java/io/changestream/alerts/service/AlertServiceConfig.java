@@ -57,6 +57,12 @@ import java.util.function.Function;
  *       {@code smtp.startTls} [true], {@code smtp.from}</li>
  *   <li>{@code subscriptions.writeTimeout} [10 s], {@code subscriptions.startupTimeout} [60 s]</li>
  *   <li>{@code status.maxEntries} [100000] — destinations whose delivery status is tracked</li>
+ *   <li>guards (alert-consumer README, Security): {@code admin.maxRequestBytes} [262144],
+ *       {@code filter.maxPatternLength} [1024], {@code filter.maxPatternProgram} [10000],
+ *       {@code filter.maxSubjectLength} [4096], {@code destinations.lineage.kafkaTopics}
+ *       [&lt;namespace&gt;openlineage], {@code destinations.proxy} [none], {@code subscriptions.staleAfter} [10 s],
+ *       {@code subscriptions.maxStaleness} [30 s], {@code subscriptions.restartBackoff} [1 s],
+ *       {@code subscriptions.restartMaxBackoff} [30 s], {@code subscriptions.maxRestarts} [10]</li>
  * </ul>
  * Durations are ISO-8601 ({@code PT10S}) or milliseconds.
  *

@@ -142,7 +142,7 @@ public final class SubscriptionStore implements AutoCloseable {
         }
     }
 
-    private void restartReader() {
+    private synchronized void restartReader() {
         if (closed) {
             return;
         }
@@ -425,7 +425,9 @@ public final class SubscriptionStore implements AutoCloseable {
     /** Stops the reader (bounded by {@code closeTimeout}) and closes the producer; idempotent. */
     @Override
     public void close() {
-        closed = true;
+        synchronized (this) {
+            closed = true; // no restart starts a reader after this
+        }
         try {
             restarter.shutdownNow();
             reader.close();

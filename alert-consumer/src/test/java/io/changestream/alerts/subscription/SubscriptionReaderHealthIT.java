@@ -4,17 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.changestream.alerts.destination.MutableClock;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.FilteringRules;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -31,30 +29,6 @@ import org.junit.jupiter.api.Test;
 class SubscriptionReaderHealthIT {
 
     private static final KafkaBroker BROKER = Brokers.shared();
-
-    /** A clock the test moves; starts at the real time. */
-    static final class TestClock extends Clock {
-        private volatile Instant now = Instant.now();
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     private static String newTopic() {
         String topic = "it-reader-health-" + UUID.randomUUID();
@@ -100,7 +74,7 @@ class SubscriptionReaderHealthIT {
     @Test
     void whileTheReaderIsDeadTheViewGoesStaleNotReadyAndProcessingIsHeldBack() {
         String topic = newTopic();
-        TestClock clock = new TestClock();
+        MutableClock clock = new MutableClock(Instant.now());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (SubscriptionStore store = SubscriptionStore.start(settings(topic, Duration.ofMinutes(10), 3),
                 FilterSettings.DEFAULTS, clock)) {
