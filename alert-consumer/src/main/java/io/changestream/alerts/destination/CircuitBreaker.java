@@ -18,6 +18,7 @@ public final class CircuitBreaker {
     private int consecutiveFailures;
     private int trialsInFlight;
     private Instant openedAt;
+    private Instant trialsAdmittedAt;
 
     public CircuitBreaker(CircuitBreakerSettings settings, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -31,10 +32,12 @@ public final class CircuitBreaker {
 
     /**
      * Whether a delivery may go through now. An OPEN circuit whose open duration has passed moves to HALF_OPEN and
-     * admits up to {@code halfOpenTrials} calls.
+     * admits up to {@code halfOpenTrials} calls. Trials whose outcome was never recorded (the caller died or was
+     * interrupted) are given up after another open duration, so a half-open circuit cannot wedge.
      */
     public synchronized boolean tryAcquire() {
-        if (state == CircuitState.OPEN && !clock.instant().isBefore(openedAt.plus(settings.openDuration()))) {
+        Instant now = clock.instant();
+        if (state == CircuitState.OPEN && !now.isBefore(openedAt.plus(settings.openDuration()))) {
             moveTo(CircuitState.HALF_OPEN);
             trialsInFlight = 0;
         }
@@ -42,8 +45,13 @@ public final class CircuitBreaker {
             case CLOSED:
                 return true;
             case HALF_OPEN:
+                if (trialsInFlight >= settings.halfOpenTrials()
+                        && !now.isBefore(trialsAdmittedAt.plus(settings.openDuration()))) {
+                    trialsInFlight = 0;
+                }
                 if (trialsInFlight < settings.halfOpenTrials()) {
                     trialsInFlight++;
+                    trialsAdmittedAt = now;
                     return true;
                 }
                 return false;
@@ -68,6 +76,14 @@ public final class CircuitBreaker {
         } else {
             onSuccess();
         }
+    }
+
+    /**
+     * Records an admitted delivery that threw instead of returning an outcome: a transient failure (a half-open
+     * trial re-opens the circuit rather than leaving it waiting for an outcome that never comes).
+     */
+    public synchronized void recordThrown(Throwable thrown) {
+        onFailure();
     }
 
     private void onSuccess() {

@@ -12,7 +12,8 @@ import java.util.Objects;
 /**
  * Wraps a destination with one {@link CircuitBreaker} per destination id, so that one dead endpoint is refused at
  * once (RETRY after the remaining open time, no network call) instead of holding processor threads for its
- * timeouts, while the other destinations of the same type are unaffected. Thread-safe.
+ * timeouts, while the other destinations of the same type are unaffected. A delivery that throws counts as a
+ * transient failure of its breaker (and is rethrown). Thread-safe.
  */
 public final class CircuitBreakingDestination implements Destination {
 
@@ -46,7 +47,13 @@ public final class CircuitBreakingDestination implements Destination {
             return DeliveryResult.retry(wait.isZero() ? null : wait,
                     "circuit open for destination " + key(request));
         }
-        DeliveryResult result = delegate.deliver(request);
+        DeliveryResult result;
+        try {
+            result = delegate.deliver(request);
+        } catch (RuntimeException | Error e) {
+            breaker.recordThrown(e);
+            throw e;
+        }
         breaker.record(result);
         return result;
     }
@@ -67,7 +74,13 @@ public final class CircuitBreakingDestination implements Destination {
                     "circuit open for destination " + key(requests.get(0)));
             return requests.stream().map(r -> refused).toList();
         }
-        List<DeliveryResult> results = delegate.deliverAll(requests);
+        List<DeliveryResult> results;
+        try {
+            results = delegate.deliverAll(requests);
+        } catch (RuntimeException | Error e) {
+            breaker.recordThrown(e);
+            throw e;
+        }
         breaker.record(results.stream().filter(r -> r.outcome() == DeliveryResult.Outcome.RETRY).findFirst()
                 .orElse(DeliveryResult.delivered()));
         return results;

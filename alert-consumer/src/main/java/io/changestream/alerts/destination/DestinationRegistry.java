@@ -143,5 +143,6 @@ public final class DestinationRegistry implements AutoCloseable {
     @Override
     public void close() {
         destinations.values().forEach(Destination::close);
+        sender.close();
     }
 }

@@ -3,26 +3,49 @@ package io.changestream.alerts.destination;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.HttpProxy;
+import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.util.SocketAddressResolver;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * Sends one HTTP request for a destination and classifies the answer: SSRF guard first, then
- * {@code java.net.http.HttpClient} with connect timeout = the destination's {@code timeout} and request timeout =
- * its {@code readTimeout}, no redirects (a redirect could lead past the guard), bounded request and response
- * sizes. One HttpClient per distinct connect timeout. Thread-safe.
+ * Sends one HTTP request for a destination and classifies the answer: SSRF guard first, then Jetty's
+ * {@code HttpClient} with connect timeout = the destination's {@code timeout} and response timeout = its
+ * {@code readTimeout}, no redirects (a redirect could lead past the guard), bounded request and response sizes.
+ *
+ * <p>Resolve once: the client's address resolver is the guard ({@link AddressGuard#checkedAddresses}), so the host
+ * is looked up once per connection and the client connects only to addresses that passed the check — a DNS server
+ * that answers differently the second time (rebinding) gets no second question. TLS still verifies the certificate
+ * against the URL's host name. No proxy unless {@link HttpSettings#proxy()} names one (JVM-wide proxy properties
+ * are never read); with one, the guard checks every target before the request is handed to it. One client per
+ * distinct connect timeout (at most {@code maxClients}), daemon threads. Thread-safe; {@link #close()} stops the
+ * clients.
  */
-public final class HttpSender {
+public final class HttpSender implements AutoCloseable {
 
     /**
      * One request.
@@ -51,6 +74,7 @@ public final class HttpSender {
     private final AddressGuard guard;
     private final Clock clock;
     private final Map<Duration, HttpClient> clients = new ConcurrentHashMap<>();
+    private volatile boolean closed;
 
     public HttpSender(HttpSettings settings, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -74,40 +98,69 @@ public final class HttpSender {
             return DeliveryResult.permanent("request body of " + out.body().length + " bytes exceeds "
                     + settings.maxRequestBytes() + " (http.maxRequestBytes)");
         }
-        HttpRequest request;
+        Request request;
         try {
-            guard.check(out.uri(), out.field());
-            HttpRequest.Builder builder = HttpRequest.newBuilder(out.uri())
-                    .timeout(out.readTimeout())
-                    .method(out.method(), HttpRequest.BodyPublishers.ofByteArray(out.body()));
-            out.headers().forEach(builder::setHeader);
-            request = builder.build();
+            if (settings.proxy() == null) {
+                guard.checkUrl(out.uri(), out.field()); // the addresses are checked as the client resolves them
+            } else {
+                guard.check(out.uri(), out.field()); // the proxy resolves the target: check it here, explicitly
+            }
+            request = client(out.connectTimeout()).newRequest(out.uri())
+                    .method(out.method())
+                    .timeout(out.connectTimeout().plus(out.readTimeout()).toMillis(), TimeUnit.MILLISECONDS)
+                    .idleTimeout(out.readTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .followRedirects(false)
+                    .headers(h -> out.headers().forEach(h::put))
+                    .body(new BytesRequestContent(out.body()));
         } catch (DestinationConfigException e) {
             return DeliveryResult.permanent(e.getMessage());
         } catch (IllegalArgumentException e) {
             return DeliveryResult.permanent("invalid request for " + out.field() + ": " + e.getMessage());
         }
+        InputStreamResponseListener listener = new InputStreamResponseListener();
+        request.send(listener);
         try {
-            HttpResponse<InputStream> response = client(out.connectTimeout())
-                    .send(request, HttpResponse.BodyHandlers.ofInputStream());
+            Response response = listener.get(out.connectTimeout().plus(out.readTimeout()).toMillis(),
+                    TimeUnit.MILLISECONDS);
             String body;
-            try (InputStream in = response.body()) {
+            try (InputStream in = listener.getInputStream()) {
                 body = new String(in.readNBytes(settings.maxResponseBytes()), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                body = "";
             }
-            return HttpOutcomes.classify(response.statusCode(),
-                    response.headers().firstValue("Retry-After").orElse(null), body, clock, settings.maxRetryAfter());
-        } catch (HttpConnectTimeoutException e) {
-            return DeliveryResult.retry(null, "connect timeout after " + out.connectTimeout().toSeconds() + " s");
-        } catch (HttpTimeoutException e) {
+            return HttpOutcomes.classify(response.getStatus(), response.getHeaders().get(HttpHeader.RETRY_AFTER),
+                    body, clock, settings.maxRetryAfter());
+        } catch (TimeoutException e) {
+            request.abort(e);
             return DeliveryResult.retry(null, "no response within " + out.readTimeout().toSeconds() + " s");
-        } catch (ConnectException e) {
-            return DeliveryResult.retry(null, "connect failed: " + e);
-        } catch (IOException e) {
-            return DeliveryResult.retry(null, "I/O error: " + e);
         } catch (InterruptedException e) {
+            request.abort(e);
             Thread.currentThread().interrupt();
             return DeliveryResult.retry(null, "interrupted");
+        } catch (ExecutionException e) {
+            return failed(out, e.getCause());
         }
+    }
+
+    private static DeliveryResult failed(Outbound out, Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof DestinationConfigException refused) {
+                return DeliveryResult.permanent(out.field() + refused.getMessage().substring(refused.field().length()));
+            }
+        }
+        if (cause instanceof SocketTimeoutException && String.valueOf(cause.getMessage()).contains("onnect")) {
+            return DeliveryResult.retry(null, "connect timeout after " + out.connectTimeout().toSeconds() + " s");
+        }
+        if (cause instanceof TimeoutException || cause instanceof SocketTimeoutException) {
+            return DeliveryResult.retry(null, "no response within " + out.readTimeout().toSeconds() + " s");
+        }
+        if (cause instanceof ConnectException) {
+            return DeliveryResult.retry(null, "connect failed: " + cause);
+        }
+        if (cause instanceof UnknownHostException) {
+            return DeliveryResult.retry(null, "host does not resolve: " + cause.getMessage());
+        }
+        return DeliveryResult.retry(null, "I/O error: " + cause);
     }
 
     private HttpClient client(Duration connectTimeout) {
@@ -115,12 +168,85 @@ public final class HttpSender {
         if (client != null) {
             return client;
         }
-        if (clients.size() >= settings.maxClients()) {
+        if (closed) {
+            throw new IllegalStateException("the HTTP sender is closed");
+        }
+        synchronized (clients) {
+            client = clients.get(connectTimeout);
+            if (client == null) {
+                if (clients.size() >= settings.maxClients()) {
+                    clients.values().forEach(HttpSender::stop);
+                    clients.clear();
+                }
+                client = newClient(connectTimeout);
+                clients.put(connectTimeout, client);
+            }
+            return client;
+        }
+    }
+
+    private HttpClient newClient(Duration connectTimeout) {
+        ClientConnector connector = new ClientConnector();
+        connector.setSslContextFactory(new SslContextFactory.Client());
+        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        threads.setName("http-sender-" + connectTimeout.toMillis() + "ms");
+        threads.setDaemon(true);
+        connector.setExecutor(threads);
+        HttpClient client = new HttpClient(new org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP(
+                connector));
+        client.setExecutor(threads);
+        client.setConnectTimeout(connectTimeout.toMillis());
+        client.setFollowRedirects(false);
+        client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "changestream"));
+        client.getContentDecoderFactories().clear(); // no Accept-Encoding: bodies are read for the reason only
+        InetSocketAddress proxy = settings.proxyAddress();
+        if (proxy != null) {
+            client.getProxyConfiguration().addProxy(new HttpProxy(proxy.getHostString(), proxy.getPort()));
+        }
+        client.setSocketAddressResolver(checkedResolver(guard, proxy == null ? null : proxy.getHostString()));
+        try {
+            client.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the HTTP client", e);
+        }
+        return client;
+    }
+
+    /**
+     * The client's resolver: one lookup through the guard, and only the checked addresses are connected to. The
+     * configured proxy (operator-chosen, often on a private network) is resolved without the check.
+     */
+    static SocketAddressResolver checkedResolver(AddressGuard guard, String proxyHost) {
+        AddressGuard open = new AddressGuard(true);
+        return (host, port, context, promise) -> {
+            try {
+                AddressGuard judge = host.equals(proxyHost) ? open : guard;
+                List<InetSocketAddress> out = new ArrayList<>();
+                for (InetAddress address : judge.checkedAddresses(host, "host")) {
+                    out.add(new InetSocketAddress(address, port));
+                }
+                promise.succeeded(out);
+            } catch (UnknownHostException | DestinationConfigException e) {
+                promise.failed(e);
+            }
+        };
+    }
+
+    private static void stop(HttpClient client) {
+        try {
+            client.stop();
+        } catch (Exception e) {
+            // stopping a client frees its threads; nothing to retry
+        }
+    }
+
+    /** Stops every client; idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (clients) {
+            clients.values().forEach(HttpSender::stop);
             clients.clear();
         }
-        return clients.computeIfAbsent(connectTimeout, timeout -> HttpClient.newBuilder()
-                .connectTimeout(timeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build());
     }
 }

@@ -1,87 +1,208 @@
 package io.changestream.alerts.destination;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.changestream.topics.SecretSettings;
+import io.changestream.topics.model.SubscriptionType;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Iterator;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * Masks secrets in destination configs before they leave the service (REST responses, logs): every field named
- * like a secret ({@code secretKey}, {@code password}, {@code token}…, at any depth) is replaced by {@value #MASK}.
- * Stateless; any thread.
+ * The one rule that decides what of a destination config is a secret, applied before anything leaves the service
+ * (REST responses, logs) and, backwards, when a client sends a masked value back:
+ * <ul>
+ *   <li>a field named like a secret ({@link SecretSettings#isSecret} — password, secret, token, credential… — plus
+ *       {@code apiKey}, {@code authorization}, {@code cookie}), at any depth, is {@value #MASK};</li>
+ *   <li>every value of {@code headers} and of {@code queryParams} is {@value #MASK} (custom headers carry API keys);</li>
+ *   <li>a URL is masked where it can carry a credential: user info and query always; the whole path when the URL is
+ *       the credential — Slack, MS Teams and Google Chat destinations, or any URL on a known incoming-webhook host
+ *       ({@code hooks.slack.com}, {@code *.webhook.office.com}, {@code chat.googleapis.com}, {@code discord.com})
+ *       — e.g. {@code https://hooks.slack.com/********}.</li>
+ * </ul>
+ * A value sent back equal to the masked form of the stored one keeps the stored value ({@link #unmask}). Stateless;
+ * any thread.
  */
 public final class Secrets {
 
     /** What a secret is replaced by. */
     public static final String MASK = "********";
 
-    private static final Set<String> SECRET_FIELDS = Set.of("secretkey", "password", "token", "apikey", "api_key",
-            "accesstoken", "clientsecret", "authorization");
+    private static final Set<String> MORE_SECRET_FIELDS = Set.of("apikey", "api_key", "x-api-key", "authorization",
+            "cookie", "privatekey", "private_key");
+    private static final Set<String> ALL_VALUES_SECRET = Set.of("headers", "queryparams");
+    private static final Set<SubscriptionType> URL_IS_THE_SECRET = Set.of(SubscriptionType.SLACK,
+            SubscriptionType.MS_TEAMS, SubscriptionType.G_CHAT);
 
     private Secrets() {
     }
 
     /** Whether a field name holds a secret. */
     public static boolean isSecretField(String name) {
-        return SECRET_FIELDS.contains(name.toLowerCase(Locale.ROOT));
+        return SecretSettings.isSecret(name) || MORE_SECRET_FIELDS.contains(name.toLowerCase(Locale.ROOT));
     }
 
-    /** A deep copy of the node with every secret field masked; null stays null. */
-    public static JsonNode masked(JsonNode node) {
-        if (node == null) {
+    /** {@link #masked(SubscriptionType, JsonNode)} for a destination whose type is not a chat. */
+    public static JsonNode masked(JsonNode config) {
+        return masked(null, config);
+    }
+
+    /** A deep copy of a destination's config with every secret masked; null stays null. */
+    public static JsonNode masked(SubscriptionType type, JsonNode config) {
+        if (config == null) {
             return null;
         }
-        JsonNode copy = node.deepCopy();
-        maskInPlace(copy);
+        JsonNode copy = config.deepCopy();
+        maskInPlace(copy, type != null && URL_IS_THE_SECRET.contains(type), false);
         return copy;
     }
 
-    private static void maskInPlace(JsonNode node) {
+    private static void maskInPlace(JsonNode node, boolean urlIsTheSecret, boolean allValuesSecret) {
         if (node instanceof ObjectNode object) {
-            object.fieldNames().forEachRemaining(name -> {
-                JsonNode value = object.get(name);
-                if (isSecretField(name) && value.isValueNode() && !value.isNull() && !value.asText().isEmpty()) {
-                    object.put(name, MASK);
+            Iterator<Map.Entry<String, JsonNode>> fields = object.fields();
+            while (fields.hasNext()) {
+                Map.Entry<String, JsonNode> field = fields.next();
+                JsonNode value = field.getValue();
+                if (value.isValueNode()) {
+                    if (!value.isNull() && !value.asText().isEmpty()) {
+                        field.setValue(maskValue(field.getKey(), value, urlIsTheSecret, allValuesSecret));
+                    }
                 } else {
-                    maskInPlace(value);
+                    maskInPlace(value, urlIsTheSecret,
+                            allValuesSecret || ALL_VALUES_SECRET.contains(field.getKey().toLowerCase(Locale.ROOT)));
                 }
-            });
+            }
         } else if (node != null && node.isArray()) {
-            node.forEach(Secrets::maskInPlace);
+            for (int i = 0; i < node.size(); i++) {
+                JsonNode value = node.get(i);
+                if (value.isValueNode() && allValuesSecret) {
+                    ((ArrayNode) node).set(i, TextNode.valueOf(MASK));
+                } else {
+                    maskInPlace(value, urlIsTheSecret, allValuesSecret);
+                }
+            }
         }
     }
 
+    private static JsonNode maskValue(String name, JsonNode value, boolean urlIsTheSecret, boolean allValuesSecret) {
+        if (allValuesSecret || isSecretField(name)) {
+            return TextNode.valueOf(MASK);
+        }
+        if (value.isTextual()) {
+            String masked = maskUrl(value.asText(), urlIsTheSecret);
+            return masked.equals(value.asText()) ? value : TextNode.valueOf(masked);
+        }
+        return value;
+    }
+
     /**
-     * The incoming config with every masked secret replaced by the stored one, so that a client that GETs a
-     * subscription and PUTs it back does not overwrite its secrets with the mask.
+     * A URL with what can carry a credential masked (text that is not an http(s) URL is returned as is).
+     *
+     * @param wholePath mask the path too (the URL is the credential)
      */
+    public static String maskUrl(String text, boolean wholePath) {
+        String trimmed = text.strip();
+        String lower = trimmed.toLowerCase(Locale.ROOT);
+        if (!lower.startsWith("http://") && !lower.startsWith("https://")) {
+            return text;
+        }
+        URI uri;
+        try {
+            uri = new URI(trimmed);
+        } catch (URISyntaxException e) {
+            return MASK;
+        }
+        if (uri.getHost() == null) {
+            return MASK;
+        }
+        boolean tokenHost = isIncomingWebhookHost(uri.getHost());
+        StringBuilder out = new StringBuilder(uri.getScheme()).append("://");
+        if (uri.getRawUserInfo() != null) {
+            out.append(MASK).append('@');
+        }
+        out.append(uri.getHost().contains(":") && !uri.getHost().startsWith("[") ? "[" + uri.getHost() + "]"
+                : uri.getHost());
+        if (uri.getPort() >= 0) {
+            out.append(':').append(uri.getPort());
+        }
+        String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+        if ((wholePath || tokenHost) && !path.isEmpty() && !path.equals("/")) {
+            out.append('/').append(MASK);
+        } else {
+            out.append(path);
+        }
+        if (uri.getRawQuery() != null) {
+            out.append('?').append(MASK);
+        }
+        return out.toString();
+    }
+
+    /** Client or service settings for printing: every value whose key {@link SecretSettings#isSecret} is masked. */
+    public static Map<String, Object> maskedSettings(Map<String, ?> settings) {
+        Map<String, Object> out = new java.util.TreeMap<>();
+        settings.forEach((key, value) -> out.put(key, SecretSettings.isSecret(key) ? MASK : value));
+        return out;
+    }
+
+    private static boolean isIncomingWebhookHost(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("hooks.slack.com") || h.endsWith(".webhook.office.com") || h.equals("outlook.office.com")
+                || h.equals("chat.googleapis.com") || h.equals("discord.com") || h.equals("discordapp.com");
+    }
+
+    /** {@link #unmask(SubscriptionType, JsonNode, JsonNode)} for a destination whose type is not a chat. */
     public static JsonNode unmask(JsonNode incoming, JsonNode stored) {
+        return unmask(null, incoming, stored);
+    }
+
+    /**
+     * The incoming config with every value that equals the masked form of the stored one replaced by the stored
+     * value, so that a client that GETs a subscription and PUTs it back keeps its secrets (a changed value wins).
+     */
+    public static JsonNode unmask(SubscriptionType type, JsonNode incoming, JsonNode stored) {
         if (incoming == null || stored == null) {
             return incoming;
         }
         JsonNode copy = incoming.deepCopy();
-        restore(copy, stored);
+        restore(copy, stored, masked(type, stored));
         return copy;
     }
 
-    private static void restore(JsonNode incoming, JsonNode stored) {
+    private static void restore(JsonNode incoming, JsonNode stored, JsonNode maskedStored) {
         if (incoming instanceof ObjectNode object && stored.isObject()) {
-            object.fieldNames().forEachRemaining(name -> {
-                JsonNode value = object.get(name);
-                JsonNode old = stored.get(name);
-                if (old == null) {
-                    return;
+            Iterator<Map.Entry<String, JsonNode>> fields = object.fields();
+            while (fields.hasNext()) {
+                Map.Entry<String, JsonNode> field = fields.next();
+                JsonNode old = stored.get(field.getKey());
+                JsonNode oldMasked = maskedStored.get(field.getKey());
+                if (old == null || oldMasked == null) {
+                    continue;
                 }
-                if (value.isTextual() && MASK.equals(value.asText()) && isSecretField(name)) {
-                    object.set(name, old.deepCopy());
+                if (restored(field.getValue(), old, oldMasked)) {
+                    field.setValue(old.deepCopy());
                 } else {
-                    restore(value, old);
+                    restore(field.getValue(), old, oldMasked);
                 }
-            });
+            }
         } else if (incoming.isArray() && stored.isArray()) {
+            ArrayNode array = (ArrayNode) incoming;
             for (int i = 0; i < incoming.size() && i < stored.size(); i++) {
-                restore(incoming.get(i), stored.get(i));
+                if (restored(incoming.get(i), stored.get(i), maskedStored.get(i))) {
+                    array.set(i, stored.get(i).deepCopy());
+                } else {
+                    restore(incoming.get(i), stored.get(i), maskedStored.get(i));
+                }
             }
         }
+    }
+
+    private static boolean restored(JsonNode value, JsonNode old, JsonNode oldMasked) {
+        return value.isTextual() && !oldMasked.equals(old) && value.asText().equals(oldMasked.asText())
+                && oldMasked.isValueNode();
     }
 }

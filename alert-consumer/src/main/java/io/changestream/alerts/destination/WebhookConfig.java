@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  * The platform's webhook config ({@code endpoint}, {@code secretKey}, {@code headers}, {@code httpMethod} POST|PUT,
  * {@code queryParams}), shared by Webhook, Slack, MS Teams and Google Chat destinations, plus changestream's
  * {@code signatureScheme} ({@code om} default, {@code standard}, {@code both}; webhooks only). {@link #toString()}
- * masks the secret.
+ * masks the secret, header values and what of the endpoint can carry a credential ({@link Secrets#maskUrl}).
  *
  * @param endpoint        target URL, query parameters applied
  * @param httpMethod      POST (default) or PUT
@@ -118,8 +118,8 @@ public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String>
 
     @Override
     public String toString() {
-        return "WebhookConfig[endpoint=" + endpoint + ", httpMethod=" + httpMethod + ", headers=" + headers.keySet()
-                + ", secretKey=" + (secretKey == null ? "none" : Secrets.MASK) + ", signatureScheme=" + signatureScheme
-                + "]";
+        return "WebhookConfig[endpoint=" + Secrets.maskUrl(endpoint.toString(), false) + ", httpMethod=" + httpMethod
+                + ", headers=" + headers.keySet() + ", secretKey=" + (secretKey == null ? "none" : Secrets.MASK)
+                + ", signatureScheme=" + signatureScheme + "]";
     }
 }

@@ -1,6 +1,8 @@
 package io.changestream.alerts.filter;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.FieldChange;
 import java.util.ArrayList;
@@ -12,8 +14,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
 
 /**
@@ -45,7 +45,10 @@ public enum FilterFunction {
                     .anyMatch(owner -> values.contains(EventFacts.text(owner, "name")));
         }
     },
-    /** Regular-expression search ({@code find()}) of each pattern in the entity's FQN. */
+    /**
+     * Regular-expression search ({@code find()}) of each pattern in the entity's FQN, with RE2/J: linear in the FQN
+     * whatever the pattern; an FQN longer than {@link FilterLimits#maxSubjectLength()} is an evaluation error.
+     */
     MATCH_ANY_ENTITY_FQN("matchAnyEntityFqn", Arity.LIST) {
         @Override
         boolean apply(EventFacts facts, List<String> values) {
@@ -58,6 +61,11 @@ public enum FilterFunction {
             }
             if (fqn == null) {
                 return false;
+            }
+            int maxSubject = facts.settings().limits().maxSubjectLength();
+            if (fqn.length() > maxSubject) {
+                throw new FilterEvaluationException("matchAnyEntityFqn: the entity's FQN is " + fqn.length()
+                        + " characters, longer than " + maxSubject + " (filter.maxSubjectLength)");
             }
             for (String value : values) {
                 if (pattern(value).matcher(fqn).find()) {
@@ -73,11 +81,25 @@ public enum FilterFunction {
                 throw new FilterSyntaxException("matchAnyEntityFqn pattern longer than " + limits.maxPatternLength()
                         + " characters (filter.maxPatternLength)", position);
             }
+            if (PatternBudget.estimate(value, limits.maxPatternProgram()) > limits.maxPatternProgram()) {
+                // refused before compiling: RE2/J expands counted repetitions, x{1000}{1000}… exhausts the heap
+                throw new FilterSyntaxException("matchAnyEntityFqn pattern would compile to more than "
+                        + limits.maxPatternProgram() + " instructions (filter.maxPatternProgram)", position);
+            }
+            Pattern compiled;
             try {
-                pattern(value);
+                compiled = pattern(value);
             } catch (PatternSyntaxException e) {
+                // RE2/J names the offending fragment, not its offset: locate it in the pattern
+                int at = e.getPattern() == null || e.getPattern().isEmpty() ? -1 : value.indexOf(e.getPattern());
                 throw new FilterSyntaxException("matchAnyEntityFqn: invalid regular expression '" + value + "': "
-                        + e.getDescription(), position);
+                        + e.getDescription() + (at < 0 ? "" : " at pattern offset " + at + " ('" + e.getPattern()
+                        + "')"), position);
+            }
+            if (compiled.programSize() > limits.maxPatternProgram()) {
+                throw new FilterSyntaxException("matchAnyEntityFqn pattern compiles to " + compiled.programSize()
+                        + " instructions, more than " + limits.maxPatternProgram() + " (filter.maxPatternProgram)",
+                        position);
             }
         }
     },

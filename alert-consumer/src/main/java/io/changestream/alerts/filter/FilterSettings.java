@@ -1,8 +1,8 @@
 package io.changestream.alerts.filter;
 
+import com.google.re2j.Pattern;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * What the evaluator needs beyond the event. The platform's {@code isBot()} looks the updating user up in its
@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
  * {@code botUserPattern}.
  *
  * @param botUsers       user names that are bots (default {@code ingestion-bot}, {@code governance-bot})
- * @param botUserPattern pattern a bot's user name fully matches (default {@code (?i)(.+[-_])?bot})
- * @param limits         bounds of the compiler
+ * @param botUserPattern pattern a bot's user name fully matches (default {@code (?i)(.+[-_])?bot}; RE2/J, linear)
+ * @param limits         bounds of the compiler and evaluator
  */
 public record FilterSettings(Set<String> botUsers, Pattern botUserPattern, FilterLimits limits) {
 
@@ -23,6 +23,11 @@ public record FilterSettings(Set<String> botUsers, Pattern botUserPattern, Filte
         botUsers = Set.copyOf(Objects.requireNonNull(botUsers, "filter.botUsers is required"));
         Objects.requireNonNull(botUserPattern, "filter.botUserPattern is required");
         Objects.requireNonNull(limits, "filter.limits is required");
+    }
+
+    /** These settings with other limits. */
+    public FilterSettings withLimits(FilterLimits other) {
+        return new FilterSettings(botUsers, botUserPattern, other);
     }
 
     boolean isBot(String userName) {

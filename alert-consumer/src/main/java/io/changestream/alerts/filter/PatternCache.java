@@ -1,10 +1,14 @@
 package io.changestream.alerts.filter;
 
+import com.google.re2j.Pattern;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 
-/** Compiled FQN patterns, at most {@value #MAX_ENTRIES} (cleared when full); any thread. */
+/**
+ * Compiled FQN patterns, at most {@value #MAX_ENTRIES} (cleared when full); any thread. Patterns are RE2/J
+ * ({@code com.google.re2j}): matching runs in time linear in the subject, whatever the pattern (no backtracking), so
+ * a hostile pattern cannot hold a lane.
+ */
 final class PatternCache {
 
     /** Patterns kept compiled. */
@@ -15,6 +19,7 @@ final class PatternCache {
     private PatternCache() {
     }
 
+    /** @throws com.google.re2j.PatternSyntaxException when RE2/J refuses the pattern */
     static Pattern get(String regex) {
         Pattern pattern = CACHE.get(regex);
         if (pattern == null) {

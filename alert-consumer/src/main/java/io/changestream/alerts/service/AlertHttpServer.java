@@ -20,7 +20,8 @@ import java.util.OptionalLong;
  * The alert service's HTTP server (Javalin 7 on Jetty, which owns its threads): the admin API
  * ({@link SubscriptionRoutes}, including {@code …/{id}/status}), {@code GET …/{id}/summary} (successful deliveries),
  * {@code GET /api/v1/runtime/status} (partitions, lanes, parked keys, ledger windows) — all behind the bearer token —
- * and, open, {@code /health/live}, {@code /health/ready} and {@code /metrics} (Prometheus text format).
+ * and, open, {@code /health/live}, {@code /health/ready} and {@code /metrics} (Prometheus text format). Every
+ * error of every route goes through one mapper ({@link io.changestream.alerts.subscription.ApiErrors}).
  */
 final class AlertHttpServer implements AutoCloseable {
 
@@ -41,7 +42,10 @@ final class AlertHttpServer implements AutoCloseable {
             c.startup.showOldJavalinVersionWarning = false;
             c.jetty.host = config.httpHost();
             c.jetty.port = config.httpPort();
-            c.routes.get("/health/live", ctx -> ctx.result("live"));
+            c.routes.get("/health/live", ctx -> {
+                boolean live = service.live();
+                ctx.status(live ? 200 : 503).result(live ? "live" : "not live: " + service.store().health());
+            });
             c.routes.get("/health/ready", ctx -> {
                 boolean ready = service.ready();
                 ctx.status(ready ? 200 : 503).result(ready ? "ready" : "not ready: " + service.readiness());
@@ -50,7 +54,7 @@ final class AlertHttpServer implements AutoCloseable {
                     .result(registry.scrape()));
             c.routes.get(RUNTIME_STATUS, guarded(this::runtimeStatus));
             c.routes.get(SubscriptionRoutes.BASE + "/{id}/summary", guarded(this::summary));
-            subscriptionRoutes.register(c.routes);
+            subscriptionRoutes.install(c); // the body limit and the one error mapper of every route
         });
     }
 

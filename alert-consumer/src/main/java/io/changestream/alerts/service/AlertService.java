@@ -1,7 +1,6 @@
 package io.changestream.alerts.service;
 
 import io.changestream.alerts.destination.DestinationRegistry;
-import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
@@ -16,6 +15,9 @@ import io.changestream.alerts.subscription.SubscriptionFactory;
 import io.changestream.alerts.subscription.SubscriptionRoutes;
 import io.changestream.alerts.subscription.SubscriptionService;
 import io.changestream.alerts.subscription.SubscriptionStore;
+import io.changestream.alerts.subscription.SubscriptionViewGate;
+import io.changestream.alerts.runtime.Outcome;
+import io.changestream.alerts.runtime.Processor;
 import io.changestream.topics.TopicCatalog;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -25,6 +27,7 @@ import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -36,7 +39,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One running alert service: the subscription store (read-only view of {@code subscriptions}), the destinations,
  * the delivery ledger, the {@link AlertProcessor} on a {@link ConsumerRuntime} over {@code changes} and
- * {@code pipeline-status}, and the HTTP server. {@link #start} builds and starts everything (what it started is
+ * {@code pipeline-status} — behind a {@link SubscriptionViewGate} that holds events back while the subscription view
+ * is stale — and the HTTP server. {@link #start} builds and starts everything (what it started is
  * closed again when a later part fails); {@link #close} drains the runtime (finish, ledger, commit, leave the group)
  * and then stops the rest in reverse order, idempotent and bounded by {@code runtime.closeTimeout}. Any thread.
  */
@@ -86,7 +90,7 @@ public final class AlertService implements AutoCloseable {
         parts.push(() -> producer.close(config.runtime().closeTimeout()));
         DestinationRegistry destinations = new DestinationRegistry(config.destinations(), clock, meters, producer);
         parts.push(destinations);
-        store = SubscriptionStore.start(config.subscriptions(), FilterSettings.DEFAULTS);
+        store = SubscriptionStore.start(config.subscriptions(), config.filter(), clock);
         parts.push(store);
         store.bindTo(meters);
         statusBook = new DeliveryStatusBook(clock, config.statusMaxEntries());
@@ -97,7 +101,7 @@ public final class AlertService implements AutoCloseable {
             }
         });
         SubscriptionService subscriptions = new SubscriptionService(
-                new SubscriptionFactory(destinations, FilterSettings.DEFAULTS, clock), store);
+                new SubscriptionFactory(destinations, config.filter(), clock), store);
         ledger = new DeliveryLedger(config.ledger(), producer, config.kafka(), meters, clock);
         parts.push(ledger);
         processor = new AlertProcessor(new PipelineSettings(catalog.changes().name(),
@@ -121,8 +125,14 @@ public final class AlertService implements AutoCloseable {
                 processor.onReleased(partitions);
             }
         };
-        runtime = ConsumerRuntime.builder(config.runtime(), StringDeserializer::new, StringDeserializer::new,
-                        processor)
+        SubscriptionViewGate gate = new SubscriptionViewGate(store, config.subscriptions().health().maxStaleness(),
+                clock, meters);
+        Processor<String, String> gated = event -> {
+            Optional<SubscriptionViewGate.Hold> hold = gate.hold();
+            return hold.isPresent() ? Outcome.deferUntil(hold.get().until(), hold.get().reason())
+                    : processor.process(event);
+        };
+        runtime = ConsumerRuntime.builder(config.runtime(), StringDeserializer::new, StringDeserializer::new, gated)
                 .failureHandler(processor)
                 .partitionListener(both)
                 .meterRegistry(meters)
@@ -159,15 +169,19 @@ public final class AlertService implements AutoCloseable {
         return http.port();
     }
 
-    /** Ready: the runtime is running and the subscription view is being kept up to date. */
+    /** Ready: the runtime is running and the subscription view is current ({@code subscriptions.staleAfter}). */
     public boolean ready() {
         return !closed && runtime != null && runtime.state() == RuntimeState.RUNNING && store.healthy();
     }
 
+    /** Live: false once a part that must run could not be restarted (the subscriptions reader). */
+    public boolean live() {
+        return store == null || store.alive();
+    }
+
     /** Why not ready, for {@code /health/ready}. */
     String readiness() {
-        return runtime == null ? "starting" : "runtime " + runtime.state() + ", subscriptions view "
-                + (store.healthy() ? "healthy" : "not healthy");
+        return runtime == null ? "starting" : "runtime " + runtime.state() + ", " + store.health();
     }
 
     ConsumerRuntime<String, String> runtime() {

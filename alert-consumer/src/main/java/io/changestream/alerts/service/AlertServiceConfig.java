@@ -9,6 +9,8 @@ import io.changestream.alerts.destination.RateLimit;
 import io.changestream.alerts.destination.RateLimitSettings;
 import io.changestream.alerts.destination.SmtpSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
+import io.changestream.alerts.filter.FilterLimits;
+import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
 import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
@@ -29,7 +31,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -67,6 +71,12 @@ import java.util.function.Function;
  *       {@code smtp.startTls} [true], {@code smtp.from}</li>
  *   <li>{@code subscriptions.writeTimeout} [10 s], {@code subscriptions.startupTimeout} [60 s]</li>
  *   <li>{@code status.maxEntries} [100000] — destinations whose delivery status is tracked</li>
+ *   <li>guards (alert-consumer README, Security): {@code admin.maxRequestBytes} [262144],
+ *       {@code filter.maxPatternLength} [1024], {@code filter.maxPatternProgram} [10000],
+ *       {@code filter.maxSubjectLength} [4096], {@code destinations.lineage.kafkaTopics}
+ *       [&lt;namespace&gt;openlineage], {@code destinations.proxy} [none], {@code subscriptions.staleAfter} [10 s],
+ *       {@code subscriptions.maxStaleness} [30 s], {@code subscriptions.restartBackoff} [1 s],
+ *       {@code subscriptions.restartMaxBackoff} [30 s], {@code subscriptions.maxRestarts} [10]</li>
  * </ul>
  * Durations are ISO-8601 ({@code PT10S}) or milliseconds.
  *
@@ -81,11 +91,12 @@ import java.util.function.Function;
  * @param destinations     the destinations
  * @param subscriptions    the subscription store
  * @param statusMaxEntries destinations tracked by the status book
+ * @param filter           the filter compiler's and evaluator's bounds ({@code filter.*})
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  DestinationSettings destinations, SubscriptionStoreSettings subscriptions,
-                                 int statusMaxEntries) {
+                                 int statusMaxEntries, FilterSettings filter) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -107,12 +118,17 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("http.port", "8080", "HTTP port, 0 = any free port"),
             new Setting("admin.bearerToken", null, "bearer token of the admin API (required, >= 16 chars)"),
             new Setting("admin.user", "admin", "name recorded as updatedBy"),
+            new Setting("admin.maxRequestBytes", "262144", "largest HTTP request body; larger is a 413"),
             new Setting("ledger.ackTimeout", "PT10S", "wait for a ledger/DLQ ack before retrying"),
             new Setting("ledger.rebuildClockSkew", "PT10S", "read the ledger from this much before the committed "
                     + "record's timestamp"),
             new Setting("ledger.rebuildMaxRecords", "1000000", "ledger records one window rebuild reads at most"),
             new Setting("ledger.rebuildTimeout", "PT30S", "longest window rebuild (and wait for it)"),
             new Setting("destinations.allowPrivateAddresses", "false", "allow loopback/private targets (SSRF)"),
+            new Setting("destinations.proxy", null, "host:port of an HTTP proxy for destinations; unset = none "
+                    + "(JVM proxy properties are ignored)"),
+            new Setting("destinations.lineage.kafkaTopics", null, "topics the OpenLineage Kafka transport may "
+                    + "write, comma-separated; default <topics.namespace>openlineage; never a catalog topic"),
             new Setting("destinations.platformUrl", "http://localhost:8585", "platform base URL for links"),
             new Setting("destinations.platform.bearerToken", null, "token for the platform's API (e-mail roles)"),
             new Setting("destinations.platform.timeout", "PT5S", "timeout of one platform API call"),
@@ -144,7 +160,16 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("smtp.from", null, "sender address (required with smtp.host)"),
             new Setting("subscriptions.writeTimeout", "PT10S", "wait for a subscription write to be visible"),
             new Setting("subscriptions.startupTimeout", "PT60S", "wait to read the subscriptions topic at start"),
-            new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"));
+            new Setting("subscriptions.staleAfter", "PT10S", "view older than this: not ready"),
+            new Setting("subscriptions.maxStaleness", "PT30S", "view older than this: processing pauses"),
+            new Setting("subscriptions.restartBackoff", "PT1S", "first wait before a dead reader is restarted"),
+            new Setting("subscriptions.restartMaxBackoff", "PT30S", "longest wait between reader restarts"),
+            new Setting("subscriptions.maxRestarts", "10", "consecutive failed restarts before /health/live fails"),
+            new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"),
+            new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
+            new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
+            new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
+                    + "evaluation error"));
 
     private static String limit(SubscriptionType type) {
         return RateLimitSettings.DEFAULTS.defaultFor(type).toString();
@@ -178,6 +203,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         if (statusMaxEntries < 1) {
             throw new IllegalArgumentException("status.maxEntries must be >= 1, was " + statusMaxEntries);
         }
+        Objects.requireNonNull(filter, "filter is required");
     }
 
     /** The topic catalog of {@link #namespace()}. */
@@ -245,6 +271,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         if (v.get("destinations.allowPrivateAddresses", Values::bool)) {
             http = http.allowingPrivateAddresses();
         }
+        http = http.withProxy(s.get("destinations.proxy"));
         CircuitBreakerSettings breaker = new CircuitBreakerSettings(
                 v.get("destinations.breaker.failureThreshold", Integer::parseInt),
                 v.get("destinations.breaker.openDuration", Values::duration),
@@ -272,7 +299,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 LineageSettings.DEFAULTS.producer(), v.get("lineage.statuses", LineageSettings::parseStatuses),
                 v.get("lineage.gzipThresholdBytes", Integer::parseInt),
                 v.get("lineage.maxBatchEvents", Integer::parseInt), v.get("lineage.batchWindow", Values::duration),
-                messages.platformUrl());
+                messages.platformUrl(), lineageTopics(s.get("destinations.lineage.kafkaTopics"), catalog));
         PlatformSettings platform = new PlatformSettings(messages.platformUrl(),
                 s.get("destinations.platform.bearerToken"), v.get("destinations.platform.timeout", Values::duration),
                 v.get("destinations.platform.cacheTtl", Values::duration),
@@ -283,13 +310,44 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),
-                v.get("subscriptions.startupTimeout", Values::duration), defaults.closeTimeout());
+                v.get("subscriptions.startupTimeout", Values::duration), defaults.closeTimeout())
+                .withHealth(new SubscriptionStoreSettings.ReaderHealth(
+                        v.get("subscriptions.staleAfter", Values::duration),
+                        v.get("subscriptions.maxStaleness", Values::duration),
+                        v.get("subscriptions.restartBackoff", Values::duration),
+                        v.get("subscriptions.restartMaxBackoff", Values::duration),
+                        v.get("subscriptions.maxRestarts", Integer::parseInt)));
         return new AlertServiceConfig(kafka, namespace, groupId, v.get("http.host", Function.identity()),
                 v.get("http.port", Integer::parseInt),
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
-                        v.get("admin.user", Function.identity())),
+                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong)),
                 RuntimeConfig.from(runtime), ledger, destinations, subscriptions,
-                v.get("status.maxEntries", Integer::parseInt));
+                v.get("status.maxEntries", Integer::parseInt),
+                FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
+                        FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
+                        v.get("filter.maxPatternProgram", Integer::parseInt),
+                        v.get("filter.maxSubjectLength", Integer::parseInt))));
+    }
+
+    /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */
+    private static Set<String> lineageTopics(String raw, TopicCatalog catalog) {
+        Set<String> topics = new TreeSet<>();
+        if (raw == null || raw.isBlank()) {
+            topics.add(catalog.namespace() + LineageSettings.DEFAULT_KAFKA_TOPIC_SUFFIX);
+        } else {
+            for (String topic : raw.split(",")) {
+                if (!topic.isBlank()) {
+                    topics.add(topic.trim());
+                }
+            }
+        }
+        for (String topic : topics) {
+            if (catalog.byName(topic).isPresent() || TopicCatalog.defaults().byName(topic).isPresent()) {
+                throw new IllegalArgumentException("destinations.lineage.kafkaTopics must not name a catalog topic, "
+                        + "was '" + topic + "'");
+            }
+        }
+        return topics;
     }
 
     /** The settings key an {@code ALERTS_} variable names: a known or present key, else a dotted lower-case one. */
@@ -335,6 +393,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("ledger", ledger.toString());
         out.put("destinations", destinations.toString());
         out.put("status.maxEntries", Integer.toString(statusMaxEntries));
+        out.put("filter", filter.limits().toString());
         return out;
     }
 

@@ -188,7 +188,7 @@ public final class SubscriptionFactory {
             SubscriptionDestination previous = existing == null ? null : existing.destinations().stream()
                     .filter(p -> p.id() != null && p.id().equals(copy.path("id").asText())).findFirst().orElse(null);
             if (previous != null && copy.has("config")) {
-                copy.set("config", Secrets.unmask(copy.get("config"), previous.config()));
+                copy.set("config", Secrets.unmask(previous.type(), copy.get("config"), previous.config()));
             }
             SubscriptionDestination destination;
             try {

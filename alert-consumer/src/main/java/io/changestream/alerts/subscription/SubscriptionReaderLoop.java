@@ -1,11 +1,10 @@
 package io.changestream.alerts.subscription;
 
+import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.HashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -17,9 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Owns the one thread and the one KafkaConsumer that read the subscriptions topic from the beginning (no consumer
- * group: every partition assigned) and hand each record to the store. Publishes how far it has applied each
- * partition so writers can wait for their own record.
+ * Owns one thread and one KafkaConsumer that read the subscriptions topic (no consumer group: every partition
+ * assigned), from where {@link ViewProgress} says the view stands (the beginning for a new store), and hand each
+ * record to the store. After it has read to the end once, it asks the broker for the end offsets about every
+ * quarter of {@code subscriptions.staleAfter} and marks the view fresh when it holds them — so a reader cut off from
+ * the broker leaves the view ageing rather than looking current. When its thread ends for any reason other than
+ * {@link #close()}, the {@link Listener} hears why; the store decides whether to start a successor.
  */
 final class SubscriptionReaderLoop implements AutoCloseable {
 
@@ -28,78 +30,61 @@ final class SubscriptionReaderLoop implements AutoCloseable {
         void apply(String key, String value, long offset);
     }
 
+    /** What the store hears from its reader (on the reader thread). */
+    interface Listener {
+        /** The view was confirmed complete. */
+        void fresh();
+
+        /** The thread ends; {@code failure} is null after {@link #close()}. */
+        void exited(Throwable failure);
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(SubscriptionReaderLoop.class);
 
     private final SubscriptionStoreSettings settings;
     private final RecordSink sink;
+    private final ViewProgress progress;
+    private final Listener listener;
+    private final Clock clock;
     private final KafkaConsumer<String, String> consumer;
     private final Thread thread;
-    private final Map<Integer, Long> applied = new HashMap<>();
-    private final CountDownLatch caughtUp = new CountDownLatch(1);
     private volatile boolean running = true;
-    private volatile RuntimeException failure;
+    private volatile Throwable injected;
 
-    SubscriptionReaderLoop(SubscriptionStoreSettings settings, RecordSink sink) {
+    SubscriptionReaderLoop(SubscriptionStoreSettings settings, RecordSink sink, ViewProgress progress,
+                           Listener listener, Clock clock, String threadName) {
         this.settings = settings;
         this.sink = sink;
+        this.progress = progress;
+        this.listener = listener;
+        this.clock = clock;
         Map<String, Object> props = new HashMap<>(settings.kafka());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
-        this.thread = new Thread(this::run, "subscriptions-reader");
+        this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
     }
 
-    /** True while the reader runs and has read the topic to its end once (for readiness). */
-    boolean healthy() {
-        return running && failure == null && caughtUp.getCount() == 0;
+    /** Whether the thread is running. */
+    boolean running() {
+        return running && thread.isAlive();
     }
 
     void start() {
         thread.start();
     }
 
-    /** Waits until the view holds what the topic held at start; throws 503 when it does not in time. */
-    void awaitCaughtUp(Duration timeout) {
-        try {
-            if (!caughtUp.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new SubscriptionException(503, failure != null ? "cannot read " + settings.topic() + ": "
-                        + failure.getMessage() : "did not read " + settings.topic() + " to its end within "
-                        + timeout.toMillis() + " ms (subscriptions.startupTimeout)");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SubscriptionException(503, "interrupted while reading " + settings.topic(), e);
-        }
-        if (failure != null) {
-            throw new SubscriptionException(503, "cannot read " + settings.topic() + ": " + failure.getMessage(),
-                    failure);
-        }
-    }
-
-    /** Waits until the record at this offset has been applied; false on timeout. */
-    boolean awaitApplied(int partition, long offset, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (applied) {
-            while (applied.getOrDefault(partition, -1L) < offset) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !running) {
-                    return false;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(applied, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
+    /** Test hook: the reader thread dies of {@code failure} as soon as it notices (at once when it polls). */
+    void kill(Throwable failure) {
+        injected = failure;
+        consumer.wakeup();
     }
 
     private void run() {
+        Throwable failure = null;
         try {
             List<PartitionInfo> infos = consumer.partitionsFor(settings.topic(), settings.startupTimeout());
             if (infos == null || infos.isEmpty()) {
@@ -108,39 +93,90 @@ final class SubscriptionReaderLoop implements AutoCloseable {
             List<TopicPartition> partitions = infos.stream()
                     .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
             consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
+            for (TopicPartition p : partitions) {
+                long resume = progress.resumePosition(p.partition());
+                if (resume < 0) {
+                    consumer.seekToBeginning(List.of(p));
+                } else {
+                    consumer.seek(p, resume);
+                }
+            }
             Map<TopicPartition, Long> endAtStart = consumer.endOffsets(partitions, settings.startupTimeout());
+            boolean caughtUp = false;
+            long checkEveryMillis = Math.max(1, settings.health().staleAfter().toMillis() / 4);
+            long nextCheck = 0;
             while (running) {
+                throwIfInjected();
                 for (ConsumerRecord<String, String> record : consumer.poll(settings.pollTimeout())) {
                     sink.apply(record.key(), record.value(), record.offset());
                 }
+                throwIfInjected();
                 boolean atEnd = true;
-                synchronized (applied) {
-                    for (TopicPartition p : partitions) {
-                        long position = consumer.position(p);
-                        applied.put(p.partition(), position - 1);
-                        atEnd &= position >= endAtStart.get(p);
-                    }
-                    applied.notifyAll();
+                for (TopicPartition p : partitions) {
+                    long position = consumer.position(p);
+                    progress.appliedUpTo(p.partition(), position);
+                    atEnd &= position >= endAtStart.get(p);
                 }
-                if (atEnd) {
-                    caughtUp.countDown();
+                progress.publish();
+                long now = clock.millis();
+                if (!caughtUp && atEnd) {
+                    caughtUp = true;
+                    progress.markFresh();
+                    listener.fresh();
+                    nextCheck = now + checkEveryMillis;
+                } else if (caughtUp && now >= nextCheck) {
+                    nextCheck = now + checkEveryMillis;
+                    if (holdsTheEnd(partitions, Duration.ofMillis(checkEveryMillis))) {
+                        progress.markFresh();
+                        listener.fresh();
+                    }
                 }
             }
         } catch (WakeupException e) {
-            if (running) {
+            if (injected != null) {
+                failure = injected;
+            } else if (running) {
                 failure = new IllegalStateException("reader woken unexpectedly", e);
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             failure = e;
-            LOG.error("subscriptions reader stopped", e);
         } finally {
             running = false;
-            synchronized (applied) {
-                applied.notifyAll();
+            progress.publish();
+            try {
+                consumer.close(Duration.ofSeconds(1));
+            } catch (RuntimeException e) {
+                LOG.debug("closing the subscriptions reader's consumer failed", e);
             }
-            caughtUp.countDown();
-            consumer.close(Duration.ofSeconds(1));
+            listener.exited(failure);
+        }
+    }
+
+    /** Whether the view holds every record the broker has now; false when the broker does not answer in time. */
+    private boolean holdsTheEnd(List<TopicPartition> partitions, Duration timeout) {
+        Map<TopicPartition, Long> ends;
+        try {
+            ends = consumer.endOffsets(partitions, timeout);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            // the broker does not answer (the view ages), or the topic is gone (nothing to read: the reader dies)
+            List<PartitionInfo> infos = consumer.partitionsFor(settings.topic(), timeout);
+            if (infos != null && infos.isEmpty()) {
+                throw new IllegalStateException("topic " + settings.topic() + " no longer exists", e);
+            }
+            return false;
+        }
+        for (TopicPartition p : partitions) {
+            if (consumer.position(p) < ends.getOrDefault(p, Long.MAX_VALUE)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void throwIfInjected() throws Throwable {
+        Throwable failure = injected;
+        if (failure != null) {
+            throw failure;
         }
     }
 
@@ -148,6 +184,9 @@ final class SubscriptionReaderLoop implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
+        if (Thread.currentThread() == thread) {
+            return;
+        }
         try {
             thread.join(settings.closeTimeout().toMillis());
         } catch (InterruptedException e) {

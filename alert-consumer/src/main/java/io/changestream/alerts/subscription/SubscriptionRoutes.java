@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.Secrets;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.serde.Json;
+import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.router.JavalinDefaultRoutingApi;
@@ -15,8 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.List;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The admin REST routes of subscriptions, the platform's paths under {@value #BASE}: POST (create, 201), PUT
@@ -24,17 +23,15 @@ import org.slf4j.LoggerFactory;
  * {@code /name/{name}}, DELETE {@code /{id}}, DELETE {@code /name/{name}}, and GET {@code /{id}/status} (per
  * destination: counts, last success/failure, state) when a {@link DeliveryStatusBook} is given. Every request needs
  * {@code Authorization: Bearer <token>} (401 otherwise). Errors are the platform's {@code {code, message}}: 400
- * naming the field, 404, 409. Secrets in destination configs are masked in every response. Handlers run on
- * Javalin's request threads.
+ * naming the field, 404, 409, 413 for a body over {@code admin.maxRequestBytes} (one mapper: {@link ApiErrors}).
+ * Secrets in destination configs are masked in every response. Handlers run on Javalin's request threads.
  *
- * <p>Registered on a Javalin 7 app's routes: {@code Javalin.create(c -> routes.register(c.routes))}.
+ * <p>Installed on a Javalin 7 app: {@code Javalin.create(routes::install)}.
  */
 public final class SubscriptionRoutes {
 
     /** The platform's base path. */
     public static final String BASE = "/api/v1/events/subscriptions";
-
-    private static final Logger LOG = LoggerFactory.getLogger(SubscriptionRoutes.class);
 
     private final SubscriptionService service;
     private final AdminApiSettings settings;
@@ -52,7 +49,13 @@ public final class SubscriptionRoutes {
         this.expectedAuthorization = ("Bearer " + settings.bearerToken()).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Registers the routes. */
+    /** Registers the routes and {@link ApiErrors} (the body limit, the error mapper) on a Javalin 7 config. */
+    public void install(JavalinConfig config) {
+        ApiErrors.install(config, settings);
+        register(config.routes);
+    }
+
+    /** Registers the routes only (errors need {@link ApiErrors} on the app: {@link #install} does both). */
     public void register(JavalinDefaultRoutingApi routes) {
         routes.post(BASE, guarded(ctx -> respond(ctx, 201, service.create(body(ctx), settings.user()))));
         routes.put(BASE, guarded(ctx -> {
@@ -84,9 +87,11 @@ public final class SubscriptionRoutes {
         ObjectNode json = mapper.valueToTree(subscription);
         JsonNode destinations = json.get("destinations");
         if (destinations != null && destinations.isArray()) {
-            for (JsonNode destination : destinations) {
+            for (int i = 0; i < destinations.size() && i < subscription.destinations().size(); i++) {
+                JsonNode destination = destinations.get(i);
                 if (destination.has("config")) {
-                    ((ObjectNode) destination).set("config", Secrets.masked(destination.get("config")));
+                    ((ObjectNode) destination).set("config", Secrets.masked(
+                            subscription.destinations().get(i).type(), destination.get("config")));
                 }
             }
         }
@@ -102,20 +107,14 @@ public final class SubscriptionRoutes {
                 error(ctx, 401, "a valid bearer token is required");
                 return;
             }
-            try {
-                handler.handle(ctx);
-            } catch (SubscriptionException e) {
-                error(ctx, e.status(), e.getMessage());
-            } catch (RuntimeException e) {
-                LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
-                error(ctx, 500, "internal error");
-            }
+            handler.handle(ctx); // failures go to ApiErrors, the app's one mapper
         };
     }
 
     private JsonNode body(Context ctx) {
+        byte[] bytes = ctx.bodyAsBytes(); // over admin.maxRequestBytes: Javalin's 413, mapped by ApiErrors
         try {
-            return mapper.readTree(ctx.bodyAsBytes());
+            return mapper.readTree(bytes);
         } catch (JsonProcessingException e) {
             throw SubscriptionException.invalid("body", "is not valid JSON: " + e.getOriginalMessage());
         } catch (java.io.IOException e) {
@@ -142,8 +141,7 @@ public final class SubscriptionRoutes {
         ctx.status(200).contentType("application/json").result(mapper.writeValueAsString(page));
     }
 
-    private void error(Context ctx, int status, String message) {
-        ObjectNode body = mapper.createObjectNode().put("code", status).put("message", message);
-        ctx.status(status).contentType("application/json").result(body.toString());
+    private static void error(Context ctx, int status, String message) {
+        ApiErrors.write(ctx, status, message);
     }
 }

@@ -9,6 +9,7 @@ import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -18,6 +19,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,6 +31,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +39,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The subscriptions of the service, stored in the compacted {@code subscriptions} topic (key = id, tombstone =
  * delete) and read back into an in-memory, read-only view by one {@link SubscriptionReaderLoop} thread, so every
- * instance sees every change within about one poll ({@link SubscriptionStoreSettings#pollTimeout()}).
+ * instance sees every change within about one poll ({@link SubscriptionStoreSettings#pollTimeout()}). A reader
+ * that dies is restarted with backoff and resumes where the view stands; {@link #healthy()} (readiness) is false
+ * while the view is stale, {@link #alive()} (liveness) false once the reader is given up, and
+ * {@link SubscriptionViewGate} pauses processing while the view is older than {@code subscriptions.maxStaleness}.
  *
  * <p>Reads ({@link #get}, {@link #byName}, {@link #list}) are lock-free and may be called from any thread (the
  * runtime's processors). Writes are called by the REST threads; each waits for the broker's ack and then until the
@@ -49,15 +58,26 @@ public final class SubscriptionStore implements AutoCloseable {
     private final FilterSettings filterSettings;
     private final JsonSerde<EventSubscription> serde = Serdes.eventSubscription();
     private final KafkaProducer<String, String> producer;
-    private final SubscriptionReaderLoop reader;
+    private final Clock clock;
+    private final ViewProgress progress;
+    private final CountDownLatch started = new CountDownLatch(1);
+    private final ScheduledExecutorService restarter;
+    private volatile SubscriptionReaderLoop reader;
+    private volatile Throwable startupFailure;
+    private volatile boolean givenUp;
+    private volatile boolean closed;
+    private int consecutiveFailures;
+    private final AtomicLong restartCount = new AtomicLong();
     private final Map<String, ActiveSubscription> byId = new ConcurrentHashMap<>();
     private final Map<String, String> nameOwner = new ConcurrentHashMap<>();
     private final List<Consumer<SubscriptionChange>> listeners = new CopyOnWriteArrayList<>();
     private volatile Counter malformed;
 
-    private SubscriptionStore(SubscriptionStoreSettings settings, FilterSettings filterSettings) {
+    private SubscriptionStore(SubscriptionStoreSettings settings, FilterSettings filterSettings, Clock clock) {
         this.settings = settings;
         this.filterSettings = filterSettings;
+        this.clock = clock;
+        this.progress = new ViewProgress(clock);
         Map<String, Object> producerProps = new HashMap<>(settings.kafka());
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -66,7 +86,74 @@ public final class SubscriptionStore implements AutoCloseable {
         producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) settings.writeTimeout().toMillis());
         producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, settings.writeTimeout().toMillis());
         this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer());
-        this.reader = new SubscriptionReaderLoop(settings, this::applyRecord);
+        this.restarter = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "subscriptions-reader-restart");
+            t.setDaemon(true);
+            return t;
+        });
+        this.reader = newReader();
+    }
+
+    private SubscriptionReaderLoop newReader() {
+        return new SubscriptionReaderLoop(settings, this::applyRecord, progress, new SubscriptionReaderLoop.Listener() {
+            @Override
+            public void fresh() {
+                started.countDown();
+                synchronized (SubscriptionStore.this) {
+                    consecutiveFailures = 0;
+                }
+            }
+
+            @Override
+            public void exited(Throwable failure) {
+                onReaderExit(failure);
+            }
+        }, clock, "subscriptions-reader");
+    }
+
+    /**
+     * A reader that died is restarted after {@code restartBackoff}, doubled per consecutive failure up to
+     * {@code restartMaxBackoff}; after {@code maxRestarts} consecutive failures it is given up ({@link #alive()}
+     * false). One that dies before the first catch-up fails {@link #start} instead.
+     */
+    private void onReaderExit(Throwable failure) {
+        if (closed || failure == null) {
+            return;
+        }
+        if (!progress.everFresh()) {
+            startupFailure = failure;
+            started.countDown();
+            return;
+        }
+        SubscriptionStoreSettings.ReaderHealth health = settings.health();
+        synchronized (this) {
+            if (consecutiveFailures >= health.maxRestarts()) {
+                givenUp = true;
+                LOG.error("subscriptions reader of {} died {} times in a row; given up, /health/live fails",
+                        settings.topic(), consecutiveFailures + 1, failure);
+                return;
+            }
+            long delay = Math.min(health.restartMaxBackoff().toMillis(),
+                    health.restartBackoff().toMillis() << Math.min(consecutiveFailures, 30));
+            consecutiveFailures++;
+            LOG.warn("subscriptions reader of {} died; restart {} of at most {} in {} ms", settings.topic(),
+                    consecutiveFailures, health.maxRestarts(), delay, failure);
+            restarter.schedule(this::restartReader, delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private synchronized void restartReader() {
+        if (closed) {
+            return;
+        }
+        try {
+            SubscriptionReaderLoop next = newReader();
+            reader = next;
+            restartCount.incrementAndGet();
+            next.start();
+        } catch (RuntimeException e) {
+            onReaderExit(e);
+        }
     }
 
     /**
@@ -75,11 +162,17 @@ public final class SubscriptionStore implements AutoCloseable {
      * @throws SubscriptionException 503 when the topic cannot be read to its end within the startup timeout
      */
     public static SubscriptionStore start(SubscriptionStoreSettings settings, FilterSettings filterSettings) {
+        return start(settings, filterSettings, Clock.systemUTC());
+    }
+
+    /** {@link #start(SubscriptionStoreSettings, FilterSettings)} with the clock that judges the view's age. */
+    public static SubscriptionStore start(SubscriptionStoreSettings settings, FilterSettings filterSettings,
+                                          Clock clock) {
         SubscriptionStore store = new SubscriptionStore(Objects.requireNonNull(settings, "settings"),
-                Objects.requireNonNull(filterSettings, "filterSettings"));
+                Objects.requireNonNull(filterSettings, "filterSettings"), Objects.requireNonNull(clock, "clock"));
         try {
             store.reader.start();
-            store.reader.awaitCaughtUp(settings.startupTimeout());
+            store.awaitCaughtUp(settings.startupTimeout());
             return store;
         } catch (RuntimeException e) {
             store.close();
@@ -87,15 +180,74 @@ public final class SubscriptionStore implements AutoCloseable {
         }
     }
 
-    /** True while the view is being kept up to date (wire it into {@code /health/ready}). */
+    private void awaitCaughtUp(Duration timeout) {
+        try {
+            if (!started.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new SubscriptionException(503, "did not read " + settings.topic() + " to its end within "
+                        + timeout.toMillis() + " ms (subscriptions.startupTimeout)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SubscriptionException(503, "interrupted while reading " + settings.topic(), e);
+        }
+        Throwable failure = startupFailure;
+        if (failure != null) {
+            throw new SubscriptionException(503, "cannot read " + settings.topic() + ": " + failure.getMessage(),
+                    failure);
+        }
+    }
+
+    /**
+     * True while the view is current: its reader runs and confirmed at most {@code subscriptions.staleAfter} ago
+     * that it holds the whole topic (wire it into {@code /health/ready}).
+     */
     public boolean healthy() {
-        return reader.healthy();
+        return !closed && reader.running() && progress.everFresh()
+                && progress.age().compareTo(settings.health().staleAfter()) <= 0;
+    }
+
+    /** False once a dead reader could not be restarted ({@code subscriptions.maxRestarts}): {@code /health/live}. */
+    public boolean alive() {
+        return !givenUp;
+    }
+
+    /** Time since the view was last confirmed to hold the whole topic. */
+    public Duration viewAge() {
+        return progress.age();
+    }
+
+    /** How many times a dead reader was restarted. */
+    public long readerRestarts() {
+        return restartCount.get();
+    }
+
+    /** Why not healthy, for {@code /health/ready}. */
+    public String health() {
+        if (givenUp) {
+            return "subscriptions reader given up after " + settings.health().maxRestarts() + " restarts";
+        }
+        if (!reader.running()) {
+            return "subscriptions reader restarting";
+        }
+        return "subscriptions view " + viewAge().toMillis() + " ms old (stale after "
+                + settings.health().staleAfter().toMillis() + " ms, subscriptions.staleAfter)";
+    }
+
+    /** Test hook: the current reader thread dies of {@code failure}. */
+    void killReader(Throwable failure) {
+        reader.kill(failure);
     }
 
     /** Registers the store's meters: {@code changestream_subscriptions} and {@code ..._malformed_total}. */
     public void bindTo(MeterRegistry meters) {
         Gauge.builder("changestream.subscriptions", byId, Map::size)
                 .description("Subscriptions in this instance's view").register(meters);
+        Gauge.builder("changestream.subscriptions.view.age", this, s -> s.viewAge().toMillis() / 1000.0)
+                .description("Seconds since the subscription view was last confirmed to hold the whole topic")
+                .baseUnit("seconds").register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("changestream.subscriptions.reader.restarts", this,
+                        s -> s.readerRestarts())
+                .description("Times a dead subscriptions reader thread was restarted").register(meters);
         malformed = Counter.builder("changestream.subscriptions.malformed")
                 .description("Records of the subscriptions topic that could not be read and were skipped")
                 .register(meters);
@@ -179,11 +331,19 @@ public final class SubscriptionStore implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SubscriptionException(503, "interrupted while writing subscription " + id, e);
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RecordTooLargeException) {
+                throw new SubscriptionException(413, "body: the subscription is " + (json == null ? 0 : json.length())
+                        + " characters, too large for a record of " + settings.topic() + " (lower "
+                        + "admin.maxRequestBytes or raise the topic's max.message.bytes)", e);
+            }
+            throw new SubscriptionException(503, "could not write subscription " + id + " to " + settings.topic()
+                    + ": " + e.getCause(), e);
+        } catch (TimeoutException e) {
             throw new SubscriptionException(503, "could not write subscription " + id + " to " + settings.topic()
                     + ": " + (e.getCause() == null ? e : e.getCause()), e);
         }
-        if (!reader.awaitApplied(ack.partition(), ack.offset(), settings.writeTimeout())) {
+        if (!progress.awaitApplied(ack.partition(), ack.offset(), settings.writeTimeout())) {
             throw new SubscriptionException(503, "subscription " + id + " was written but not read back within "
                     + settings.writeTimeout().toMillis() + " ms (subscriptions.writeTimeout)");
         }
@@ -265,7 +425,11 @@ public final class SubscriptionStore implements AutoCloseable {
     /** Stops the reader (bounded by {@code closeTimeout}) and closes the producer; idempotent. */
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true; // no restart starts a reader after this
+        }
         try {
+            restarter.shutdownNow();
             reader.close();
         } finally {
             producer.close(settings.closeTimeout());

@@ -89,4 +89,65 @@ class CircuitBreakerTest {
             assertEquals(4, dead.received().size());
         }
     }
+
+    /** Regression (issue 12): a half-open trial that threw left the circuit half-open with its trial slot taken. */
+    @Test
+    void recoversAfterAHalfOpenTrialThatThrew() {
+        try (LocalReceiver receiver = new LocalReceiver()) {
+            receiver.always(503);
+            java.util.concurrent.atomic.AtomicBoolean explode = new java.util.concurrent.atomic.AtomicBoolean();
+            WebhookDestination real = new WebhookDestination(
+                    new HttpSender(HttpSettings.DEFAULTS.allowingPrivateAddresses(), clock));
+            Destination throwing = new Destination() {
+                @Override
+                public SubscriptionType type() {
+                    return SubscriptionType.WEBHOOK;
+                }
+
+                @Override
+                public DeliveryResult deliver(DeliveryRequest request) {
+                    if (explode.get()) {
+                        throw new IllegalStateException("bug in a destination");
+                    }
+                    return real.deliver(request);
+                }
+            };
+            CircuitBreakingDestination webhook = new CircuitBreakingDestination(throwing, settings, clock);
+            SubscriptionDestination dest = Fixtures.destination("flaky", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.uri("/") + "\"}");
+            DeliveryRequest request = DeliveryRequest.of(Fixtures.subscription(dest), dest, Fixtures.event(), 1);
+            for (int i = 0; i < 3; i++) {
+                webhook.deliver(request);
+            }
+            assertEquals(CircuitState.OPEN, webhook.state("flaky"));
+
+            clock.advance(Duration.ofSeconds(30));
+            explode.set(true);
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> webhook.deliver(request));
+            assertEquals(CircuitState.OPEN, webhook.state("flaky"), "a throwing trial re-opens the circuit");
+
+            explode.set(false);
+            receiver.always(200);
+            clock.advance(Duration.ofSeconds(30));
+            assertEquals(Outcome.DELIVERED, webhook.deliver(request).outcome(), "the next trial goes through");
+            assertEquals(CircuitState.CLOSED, webhook.state("flaky"));
+        }
+    }
+
+    @Test
+    void aTrialWhoseOutcomeIsNeverRecordedIsGivenUpAfterAnotherOpenDuration() {
+        CircuitBreaker breaker = new CircuitBreaker(settings, clock);
+        for (int i = 0; i < 3; i++) {
+            breaker.record(DeliveryResult.retry(null, "503"));
+        }
+        clock.advance(Duration.ofSeconds(30));
+        assertTrue(breaker.tryAcquire(), "the trial (its caller then dies without recording)");
+        assertFalse(breaker.tryAcquire());
+        clock.advance(Duration.ofSeconds(29));
+        assertFalse(breaker.tryAcquire());
+        clock.advance(Duration.ofSeconds(1));
+        assertTrue(breaker.tryAcquire(), "a new trial once the lost one is given up");
+        breaker.record(DeliveryResult.delivered());
+        assertEquals(CircuitState.CLOSED, breaker.state());
+    }
 }

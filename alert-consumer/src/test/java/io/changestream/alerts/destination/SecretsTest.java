@@ -38,4 +38,66 @@ class SecretsTest {
                 "{\"endpoint\":\"https://x.example/h\",\"secretKey\":\"s3cret\"}"));
         assertFalse(config.toString().contains("s3cret"), config.toString());
     }
+
+    @Test
+    void chatUrlsAreTheSecretAndAreMaskedBeyondTheHost() {
+        JsonNode slack = Fixtures.json("{\"endpoint\":\"https://hooks.slack.com/services/T000/B000/XXXXtoken\"}");
+        assertEquals("https://hooks.slack.com/" + Secrets.MASK,
+                Secrets.masked(io.changestream.topics.model.SubscriptionType.SLACK, slack).get("endpoint").asText());
+        JsonNode teams = Fixtures.json("{\"endpoint\":\"https://acme.webhook.office.com/webhookb2/abc/IncomingWebhook/def\"}");
+        assertEquals("https://acme.webhook.office.com/" + Secrets.MASK,
+                Secrets.masked(io.changestream.topics.model.SubscriptionType.MS_TEAMS, teams).get("endpoint").asText());
+        JsonNode gchat = Fixtures.json("{\"endpoint\":\"https://chat.example.com/v1/spaces/AAA/messages?key=k&token=t\"}");
+        assertEquals("https://chat.example.com/" + Secrets.MASK + "?" + Secrets.MASK,
+                Secrets.masked(io.changestream.topics.model.SubscriptionType.G_CHAT, gchat).get("endpoint").asText());
+        JsonNode slackAsWebhook = Fixtures.json("{\"endpoint\":\"https://hooks.slack.com/services/T/B/tok\"}");
+        assertEquals("https://hooks.slack.com/" + Secrets.MASK, Secrets.masked(slackAsWebhook).get("endpoint").asText(),
+                "a known incoming-webhook host whatever the type");
+    }
+
+    @Test
+    void webhookUrlsKeepTheirPathButNotQueryOrUserInfoAndEveryHeaderValueIsMasked() {
+        JsonNode config = Fixtures.json("{\"endpoint\":\"https://user:pw@hooks.example.com:8443/in/alerts?code=abc\","
+                + "\"headers\":{\"X-Api-Key\":\"k1\",\"X-Team\":\"data\"},\"queryParams\":{\"sig\":\"s1\"},"
+                + "\"apiKey\":\"k2\",\"httpMethod\":\"POST\"}");
+        JsonNode masked = Secrets.masked(config);
+        assertEquals("https://" + Secrets.MASK + "@hooks.example.com:8443/in/alerts?" + Secrets.MASK,
+                masked.get("endpoint").asText());
+        assertEquals(Secrets.MASK, masked.get("headers").get("X-Api-Key").asText());
+        assertEquals(Secrets.MASK, masked.get("headers").get("X-Team").asText());
+        assertEquals(Secrets.MASK, masked.get("queryParams").get("sig").asText());
+        assertEquals(Secrets.MASK, masked.get("apiKey").asText());
+        assertEquals("POST", masked.get("httpMethod").asText());
+        for (String secret : new String[] {"pw", "abc", "k1", "data", "s1", "k2"}) {
+            assertFalse(masked.toString().contains("\"" + secret) || masked.toString().contains(secret + "\""),
+                    secret + " in " + masked);
+        }
+    }
+
+    @Test
+    void sendingBackTheMaskedFormKeepsEveryStoredSecretAndAChangedValueWins() {
+        io.changestream.topics.model.SubscriptionType slack = io.changestream.topics.model.SubscriptionType.SLACK;
+        JsonNode stored = Fixtures.json("{\"endpoint\":\"https://hooks.slack.com/services/T/B/tok\","
+                + "\"headers\":{\"X-Api-Key\":\"k1\"},\"secretKey\":\"s\"}");
+        JsonNode roundTrip = Secrets.unmask(slack, Secrets.masked(slack, stored), stored);
+        assertEquals(stored, roundTrip);
+
+        JsonNode edited = Secrets.masked(slack, stored).deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) edited.get("headers")).put("X-Api-Key", "k2");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) edited).put("endpoint", "https://hooks.slack.com/services/T/B/new");
+        JsonNode merged = Secrets.unmask(slack, edited, stored);
+        assertEquals("k2", merged.get("headers").get("X-Api-Key").asText());
+        assertEquals("https://hooks.slack.com/services/T/B/new", merged.get("endpoint").asText());
+        assertEquals("s", merged.get("secretKey").asText());
+    }
+
+    @Test
+    void theRuleIsTheSharedSecretSettingsPlusApiKeys() {
+        for (String name : new String[] {"password", "secretKey", "token", "accessToken", "clientSecret", "apiKey",
+                "api_key", "Authorization", "credentials"}) {
+            org.junit.jupiter.api.Assertions.assertTrue(Secrets.isSecretField(name), name);
+        }
+        assertFalse(Secrets.isSecretField("endpoint"));
+        assertFalse(Secrets.isSecretField("httpMethod"));
+    }
 }

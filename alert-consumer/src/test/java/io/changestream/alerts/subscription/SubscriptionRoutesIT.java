@@ -52,7 +52,7 @@ class SubscriptionRoutesIT {
                 new SimpleMeterRegistry(), null);
         SubscriptionRoutes routes = new SubscriptionRoutes(new SubscriptionService(new SubscriptionFactory(registry,
                 FilterSettings.DEFAULTS, Clock.systemUTC()), store), new AdminApiSettings(TOKEN, "admin"), STATUS);
-        app = Javalin.create(config -> routes.register(config.routes)).start("127.0.0.1", 0);
+        app = Javalin.create(routes::install).start("127.0.0.1", 0);
     }
 
     @AfterAll

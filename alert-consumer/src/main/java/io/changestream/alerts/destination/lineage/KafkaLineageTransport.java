@@ -1,11 +1,14 @@
 package io.changestream.alerts.destination.lineage;
 
 import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.destination.DestinationConfigException;
 import io.openlineage.client.OpenLineage;
 import io.openlineage.client.OpenLineageClientUtils;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +21,9 @@ import org.apache.kafka.common.errors.RetriableException;
 /**
  * OpenLineage to a Kafka topic (what OpenLineage's Kafka transport does): one record per event, key =
  * {@code namespace/jobName}, value = the event JSON; delivered once every record is acked. The producer is shared
- * and owned by the caller. Thread-safe.
+ * and owned by the caller — it is the service's own, so the topic must be one of
+ * {@link LineageSettings#kafkaTopics()} (the service refuses a catalog topic there at start): any other is refused
+ * at construction, which is at save time (a 400) and again before every send. Thread-safe.
  */
 public final class KafkaLineageTransport implements LineageTransport {
 
@@ -26,7 +31,17 @@ public final class KafkaLineageTransport implements LineageTransport {
     private final String topic;
     private final Duration ackTimeout;
 
-    public KafkaLineageTransport(Producer<String, String> producer, String topic, Duration ackTimeout) {
+    /**
+     * @param allowedTopics the allowlist ({@link LineageSettings#kafkaTopics()})
+     * @throws DestinationConfigException ({@code config.topic}) when {@code topic} is not in the allowlist
+     */
+    public KafkaLineageTransport(Producer<String, String> producer, Set<String> allowedTopics, String topic,
+                                 Duration ackTimeout) {
+        if (!allowedTopics.contains(topic)) {
+            throw new DestinationConfigException("config.topic", "'" + topic + "' is not a lineage topic this "
+                    + "service writes; allowed: " + new TreeSet<>(allowedTopics)
+                    + " (destinations.lineage.kafkaTopics)");
+        }
         this.producer = producer;
         this.topic = topic;
         this.ackTimeout = ackTimeout;

@@ -28,15 +28,23 @@ import java.util.stream.Collectors;
  *                           batching across events)
  * @param platformUrl        the platform's URL, the namespace of every output dataset
  *                           ({@code destinations.platformUrl})
+ * @param kafkaTopics        the only topics the Kafka transport may write (setting
+ *                           {@code destinations.lineage.kafkaTopics}, default {@value #DEFAULT_KAFKA_TOPIC_SUFFIX}
+ *                           in the service's namespace); a destination naming another topic is refused
  */
 public record LineageSettings(String namespace, URI producer, Set<PipelineState> statuses, int gzipThresholdBytes,
-                              int maxBatchEvents, Duration batchWindow, URI platformUrl) {
+                              int maxBatchEvents, Duration batchWindow, URI platformUrl,
+                              Set<String> kafkaTopics) {
+
+    /** The default lineage topic, after the topic namespace. */
+    public static final String DEFAULT_KAFKA_TOPIC_SUFFIX = "openlineage";
 
     /** The defaults. */
     public static final LineageSettings DEFAULTS = new LineageSettings("openmetadata",
             URI.create("https://github.com/changestream/changestream"),
             EnumSet.of(PipelineState.FAILED, PipelineState.PARTIAL_SUCCESS, PipelineState.STOPPED,
-                    PipelineState.SUCCESS), 16 << 10, 100, Duration.ofMillis(100), URI.create("http://localhost:8585"));
+                    PipelineState.SUCCESS), 16 << 10, 100, Duration.ofMillis(100), URI.create("http://localhost:8585"),
+            Set.of(io.changestream.topics.TopicCatalog.DEFAULT_NAMESPACE + DEFAULT_KAFKA_TOPIC_SUFFIX));
 
     public LineageSettings {
         Objects.requireNonNull(namespace, "lineage.namespace is required");
@@ -56,13 +64,26 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
             throw new IllegalArgumentException("lineage.batchWindow must be between 0 and 10 s, was " + batchWindow);
         }
         Objects.requireNonNull(platformUrl, "destinations.platformUrl is required");
+        kafkaTopics = Set.copyOf(Objects.requireNonNull(kafkaTopics, "destinations.lineage.kafkaTopics is required"));
+        for (String topic : kafkaTopics) {
+            if (topic.isBlank() || topic.startsWith("__")) {
+                throw new IllegalArgumentException("destinations.lineage.kafkaTopics must name plain topics, was '"
+                        + topic + "'");
+            }
+        }
+    }
+
+    /** These settings with another Kafka topic allowlist. */
+    public LineageSettings withKafkaTopics(Set<String> topics) {
+        return new LineageSettings(namespace, producer, statuses, gzipThresholdBytes, maxBatchEvents, batchWindow,
+                platformUrl, topics);
     }
 
     /** The earlier five settings with the default batch window and platform URL. */
     public LineageSettings(String namespace, URI producer, Set<PipelineState> statuses, int gzipThresholdBytes,
                            int maxBatchEvents) {
         this(namespace, producer, statuses, gzipThresholdBytes, maxBatchEvents, DEFAULTS.batchWindow(),
-                DEFAULTS.platformUrl());
+                DEFAULTS.platformUrl(), DEFAULTS.kafkaTopics());
     }
 
     /**
@@ -131,7 +152,7 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
         }
         int gzip = intField(config, "gzipThresholdBytes", gzipThresholdBytes, 0);
         int batch = intField(config, "maxBatchEvents", maxBatchEvents, 1);
-        return new LineageSettings(ns, producer, states, gzip, batch, batchWindow, platformUrl);
+        return new LineageSettings(ns, producer, states, gzip, batch, batchWindow, platformUrl, kafkaTopics);
     }
 
     private static int intField(JsonNode config, String field, int fallback, int min) {

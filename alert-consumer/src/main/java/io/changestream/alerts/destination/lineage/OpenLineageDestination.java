@@ -139,7 +139,7 @@ public final class OpenLineageDestination implements Destination {
             if (producer == null) {
                 throw new DestinationConfigException("config.transport", "kafka transport is not enabled here");
             }
-            return new KafkaLineageTransport(producer, topic, read);
+            return new KafkaLineageTransport(producer, settings.kafkaTopics(), topic, read);
         }
         if (!"http".equals(kind)) {
             throw new DestinationConfigException("config.transport", "must be http or kafka, was " + kind);

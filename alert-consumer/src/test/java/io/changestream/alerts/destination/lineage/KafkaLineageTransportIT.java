@@ -37,8 +37,8 @@ class KafkaLineageTransportIT {
         String topic = "it-openlineage-" + UUID.randomUUID();
         BROKER.createTopic(topic, 1);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(KafkaTestClients.producerProps(BROKER))) {
-            OpenLineageDestination lineage = new OpenLineageDestination(LineageSettings.DEFAULTS,
-                    new HttpSender(HttpSettings.DEFAULTS, Clock.systemUTC()), producer);
+            OpenLineageDestination lineage = new OpenLineageDestination(
+                    LineageSettings.DEFAULTS.withKafkaTopics(java.util.Set.of(topic)), new HttpSender(HttpSettings.DEFAULTS, Clock.systemUTC()), producer);
             SubscriptionDestination d = new SubscriptionDestination("ol", SubscriptionCategory.EXTERNAL,
                     SubscriptionType.OPEN_LINEAGE,
                     Json.mapper().readTree("{\"transport\":\"kafka\",\"topic\":\"" + topic + "\"}"));
@@ -60,6 +60,40 @@ class KafkaLineageTransportIT {
             OpenLineage.RunEvent second = OpenLineageClientUtils.fromJson(got.get(1).value(),
                     new TypeReference<OpenLineage.RunEvent>() { });
             assertEquals(OpenLineage.RunEvent.EventType.ABORT, second.getEventType());
+        }
+    }
+
+    /** Issue 12: a subscription could make the service's own producer write into any topic, a catalog one included. */
+    @Test
+    void aTopicOutsideTheAllowlistIsRefusedAndNothingIsWritten() throws Exception {
+        String allowed = "it-openlineage-" + UUID.randomUUID();
+        String catalogTopic = "it-ol-" + UUID.randomUUID() + ".subscriptions";
+        BROKER.createTopic(catalogTopic, 1);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(KafkaTestClients.producerProps(BROKER))) {
+            OpenLineageDestination lineage = new OpenLineageDestination(
+                    LineageSettings.DEFAULTS.withKafkaTopics(java.util.Set.of(allowed)),
+                    new HttpSender(HttpSettings.DEFAULTS, Clock.systemUTC()), producer);
+            SubscriptionDestination d = new SubscriptionDestination("ol", SubscriptionCategory.EXTERNAL,
+                    SubscriptionType.OPEN_LINEAGE,
+                    Json.mapper().readTree("{\"transport\":\"kafka\",\"topic\":\"" + catalogTopic + "\"}"));
+            io.changestream.alerts.destination.DestinationConfigException refused = org.junit.jupiter.api.Assertions
+                    .assertThrows(io.changestream.alerts.destination.DestinationConfigException.class,
+                            () -> lineage.transport(d));
+            assertEquals("config.topic", refused.field());
+            assertTrue(refused.getMessage().contains(allowed), refused.getMessage());
+
+            EventSubscription sub = EventSubscription.builder("s", "lineage").destinations(List.of(d)).build();
+            PipelineRunStatus failed = new PipelineRunStatus("svc.ingest", "run-1", PipelineState.FAILED, 1L, 2L, 3L);
+            DeliveryResult result = lineage.deliverAll(List.of(DeliveryRequest.ofRun(sub, d, failed, 1))).get(0);
+            assertEquals(DeliveryResult.Outcome.PERMANENT, result.outcome(), "a stored record is refused at send too");
+            producer.flush();
+            try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(java.util.Map.of(
+                    "bootstrap.servers", BROKER.bootstrapServers(),
+                    "key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName(),
+                    "value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName()))) {
+                var partition = new org.apache.kafka.common.TopicPartition(catalogTopic, 0);
+                assertEquals(0L, consumer.endOffsets(List.of(partition)).get(partition), "nothing written");
+            }
         }
     }
 }
