@@ -129,7 +129,7 @@ class OpenLineageDestinationTest {
     private static LineageSettings settings(Duration batchWindow) {
         LineageSettings d = LineageSettings.DEFAULTS;
         return new LineageSettings(d.namespace(), d.producer(), d.statuses(), d.gzipThresholdBytes(),
-                d.maxBatchEvents(), batchWindow, URI.create("https://metadata.example.com"));
+                d.maxBatchEvents(), batchWindow, URI.create("https://metadata.example.com"), d.kafkaTopics());
     }
 
     @Test
@@ -164,7 +164,7 @@ class OpenLineageDestinationTest {
         assertEquals("BATCH", json.at("/job/facets/jobType/processingType").asText());
         assertEquals("OPENMETADATA", json.at("/job/facets/jobType/integration").asText());
         assertEquals("INGESTION_PIPELINE", json.at("/job/facets/jobType/jobType").asText());
-        assertEquals("s1:mysql_prod.ingest_orders/run-7/failed", posted.get(0).idempotencyKey());
+        assertEquals("s1:mysql_prod.ingest_orders/run-7/failed/1699999990000", posted.get(0).idempotencyKey());
     }
 
     @Test
@@ -305,8 +305,8 @@ class OpenLineageDestinationTest {
                 request(d, run("b", PipelineState.FAILED))));
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(4).toNanos(), "no batch window without batching");
         assertEquals(2, posted.size());
-        assertEquals("s1:mysql_prod.ingest_orders/a/failed", posted.get(0).idempotencyKey());
-        assertEquals("s1:mysql_prod.ingest_orders/b/failed", posted.get(1).idempotencyKey());
+        assertEquals("s1:mysql_prod.ingest_orders/a/failed/1699999990000", posted.get(0).idempotencyKey());
+        assertEquals("s1:mysql_prod.ingest_orders/b/failed/1699999990000", posted.get(1).idempotencyKey());
         validatedEvents();
     }
 
