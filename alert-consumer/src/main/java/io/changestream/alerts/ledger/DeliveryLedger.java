@@ -343,6 +343,11 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         }
         ledgerPartitions = count;
         TopicPartition source = window.source;
+        if (source.partition() >= count) {
+            LOG.warn("ledger topic {} has {} partitions, fewer than {} needs: its records share ledger partitions "
+                    + "by modulus, which moves when ledger partitions are added; raise the ledger's partitions to "
+                    + "those of the source topic (topics apply)", settings.topic(), count, source);
+        }
         TopicPartition ledger = new TopicPartition(settings.topic(), LedgerRecords.ledgerPartition(
                 source.partition(), count));
         long horizonStart = horizonStart();

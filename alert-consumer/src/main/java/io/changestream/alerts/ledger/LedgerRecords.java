@@ -33,7 +33,7 @@ public final class LedgerRecords {
      * The ledger partition of a source partition: the same number while the ledger has that many partitions, which
      * the catalog keeps (ledger partitions = {@code changes} partitions, {@code topics apply} raises both), so adding
      * partitions never moves an existing source partition's records. Only a ledger smaller than the source falls back
-     * to the modulus (the service warns at start).
+     * to the modulus (the service warns at each rebuild).
      */
     public static int ledgerPartition(int sourcePartition, int ledgerPartitions) {
         if (ledgerPartitions < 1) {

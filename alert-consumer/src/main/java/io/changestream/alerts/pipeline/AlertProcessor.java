@@ -156,7 +156,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 continue;
             }
             if (pair == null) {
-                pair = start(tp, event, notice, active, groups, replay);
+                pair = start(tp, notice, active, groups, replay);
                 progress.pairs.put(sub.id(), pair);
                 if (pair.settled) {
                     continue;
@@ -223,18 +223,25 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
      * groups the ledger knows as delivered are done, and an at-most-once group attempted before (by a process that
      * then crashed) is reported, not sent again.
      */
-    private EventProgress.Pair start(TopicPartition tp, Event<String, String> event, Notice notice,
-                                     ActiveSubscription active, List<DestinationGroup> groups, boolean replay) {
+    private EventProgress.Pair start(TopicPartition tp, Notice notice, ActiveSubscription active,
+                                     List<DestinationGroup> groups, boolean replay) {
         EventSubscription sub = active.subscription();
         DeliveryLedger.Known known = ledger.known(tp, sub.id(), notice.eventId());
         Optional<String> status = known.status();
         if (status.isPresent() && (!replay || DeliveryRecord.DELIVERED.equals(status.get()))) {
             return EventProgress.Pair.SETTLED;
         }
-        if (!wanted(tp, event, notice, active)) {
+        Match match = match(notice, active);
+        if (match == Match.NOT_WANTED) {
             return EventProgress.Pair.SETTLED;
         }
         EventProgress.Pair pair = new EventProgress.Pair();
+        if (match == Match.DEAD_LETTERED) {
+            // the DLQ has it; the ledger record follows in settle(), retried without writing the DLQ again
+            groups.forEach(g -> pair.done.add(g.key()));
+            pair.deadLettered = true;
+            return pair;
+        }
         for (DestinationGroup group : groups) {
             if (known.deliveredGroups().contains(group.key())) {
                 pair.done.add(group.key());
@@ -259,13 +266,23 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         return settings.atMostOnceTypes().contains(group.destination().type());
     }
 
+    /** What the subscription's filter says of a notice. */
+    private enum Match {
+        /** Deliver it. */
+        WANTED,
+        /** Filtered out: nothing to deliver, nothing recorded. */
+        NOT_WANTED,
+        /** The filter failed: the pair was dead-lettered (PUBLISHER) and must be settled as such. */
+        DEAD_LETTERED
+    }
+
     /** Whether the subscription wants the notice; an evaluation error dead-letters the pair (PUBLISHER). */
-    private boolean wanted(TopicPartition tp, Event<String, String> event, Notice notice, ActiveSubscription active) {
+    private Match match(Notice notice, ActiveSubscription active) {
         if (notice.isRunStatus()) {
-            return true;
+            return Match.WANTED;
         }
         try {
-            return active.matches(notice.change());
+            return active.matches(notice.change()) ? Match.WANTED : Match.NOT_WANTED;
         } catch (RuntimeException e) {
             EventSubscription sub = active.subscription();
             String reason = "filter evaluation failed: " + e.getMessage();
@@ -273,9 +290,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                     sub.retries(), 0, clock.millis(), null));
             DestinationGroup.of(sub, false).forEach(g -> g.memberIds()
                     .forEach(id -> observer.deadLettered(sub.id(), id, reason, false)));
-            summary.deadLettered(sub.id());
-            ledger.record(tp, event.offset(), sub.id(), notice.eventId(), DeliveryRecord.DEAD_LETTERED, 0);
-            return false;
+            return Match.DEAD_LETTERED;
         }
     }
 
@@ -325,7 +340,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 continue;
             }
             if (pair == null) {
-                pair = start(tp, event, notice, active, groups, isReplay(event));
+                pair = start(tp, notice, active, groups, isReplay(event));
                 progress.pairs.put(sub.id(), pair);
                 if (pair.settled) {
                     continue;

@@ -203,6 +203,23 @@ class DeliveryLedgerIT {
     }
 
     @Test
+    void unreadableLedgerRecordsAreCountedAndSkipped() throws Exception {
+        producer.send(new ProducerRecord<>(topic, 6, "garbage", "{not a delivery record")).get();
+        DeliveryLedger a = ledger(settings());
+        a.onAssigned(assigned(6));
+        awaitReady(a, 6);
+        a.record(source(6), 1, "sub-1", "after-garbage", DeliveryRecord.DELIVERED, 1);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        DeliveryLedger b = new DeliveryLedger(settings(), producer, Map.of("bootstrap.servers",
+                broker.bootstrapServers()), meters, Clock.systemUTC());
+        open.add(b);
+        b.onAssigned(assigned(6));
+        awaitReady(b, 6);
+        assertEquals(Optional.of(DeliveryRecord.DELIVERED), b.settled(source(6), "sub-1", "after-garbage"));
+        assertEquals(1.0, meters.get("changestream.alert.ledger.unreadable.records").counter().count());
+    }
+
+    @Test
     void rebuildsOfOneAssignmentRunTogetherAndShareOneDeadline() {
         DeliveryLedger a = ledger(settings());
         int[] all = {0, 1, 2, 3, 4, 5, 6, 7};
