@@ -53,8 +53,9 @@ import org.slf4j.LoggerFactory;
  * instance of the group settled. A reset marker ({@link LedgerRecords}) drops what was read before it. A rebuild that
  * fails is retried (with backoff) while the partition is owned, never replaced by a scan from the beginning; until it
  * is ready, {@link #known} waits up to the deadline and then throws {@link LedgerException} so the event is retried
- * later instead of being delivered without dedupe. Windows are bounded by {@link LedgerSettings#windowMaxBytes()}
- * (split evenly between the owned partitions) and trimmed to the horizon as time passes.
+ * later instead of being delivered without dedupe. Windows are bounded together by
+ * {@link LedgerSettings#windowMaxBytes()} (when over it, the windows above their even share lose their oldest pairs)
+ * and trimmed to the horizon as time passes.
  *
  * <p>Meters: {@code changestream_alert_ledger_writes_total{status}}, {@code changestream_alert_ledger_write_seconds},
  * {@code changestream_alert_ledger_hits_total}, {@code changestream_alert_ledger_rebuilds_total{result}},
@@ -250,7 +251,8 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
         long deadline = clock.millis() + settings.rebuildTimeout().toMillis();
         committedOffsets.keySet().forEach(tp -> {
-            LedgerWindow window = new LedgerWindow(tp, deadline, windowBytes, evictedByHorizon, evictedByBudget);
+            LedgerWindow window = new LedgerWindow(tp, deadline, windowBytes, settings.windowMaxBytes(),
+                    evictedByHorizon, evictedByBudget);
             LedgerWindow previous = windows.put(tp, window);
             if (previous != null) {
                 previous.released = true;

@@ -15,8 +15,9 @@ import org.apache.kafka.common.TopicPartition;
  * What this group settled for one owned source partition within the dedupe horizon, keyed by (subscription, event)
  * — never by offset, since the same event comes back at new offsets. Filled by the rebuild thread from the ledger and
  * at once by this instance's own acked writes; read by processor threads. Entries are kept in the order they were
- * learned (about settle time); the oldest go first when they fall out of the horizon or the window exceeds its share
- * of {@link LedgerSettings#windowMaxBytes()}. Thread-safe (one monitor per window).
+ * learned (about settle time); the oldest go first when they fall out of the horizon, or when all windows together
+ * exceed {@link LedgerSettings#windowMaxBytes()} and this one holds more than its even share (a busy partition may use
+ * what quiet ones leave). Thread-safe (one monitor per window).
  */
 final class LedgerWindow {
 
@@ -34,15 +35,17 @@ final class LedgerWindow {
 
     private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>();
     private final AtomicLong totalBytes;
+    private final long maxTotalBytes;
     private final AtomicLong evictedByHorizon;
     private final AtomicLong evictedByBudget;
     private long bytes;
 
-    LedgerWindow(TopicPartition source, long deadline, AtomicLong totalBytes, AtomicLong evictedByHorizon,
-                 AtomicLong evictedByBudget) {
+    LedgerWindow(TopicPartition source, long deadline, AtomicLong totalBytes, long maxTotalBytes,
+                 AtomicLong evictedByHorizon, AtomicLong evictedByBudget) {
         this.source = source;
         this.deadline = deadline;
         this.totalBytes = totalBytes;
+        this.maxTotalBytes = maxTotalBytes;
         this.evictedByHorizon = evictedByHorizon;
         this.evictedByBudget = evictedByBudget;
     }
@@ -117,13 +120,16 @@ final class LedgerWindow {
         return e == null ? null : new Known(e.status, Set.copyOf(e.delivered), Set.copyOf(e.attempted));
     }
 
-    /** Drops the oldest entries while they are older than the horizon or the window is over its budget. */
-    synchronized void trim(long horizonStart, long budget) {
+    /**
+     * Drops the oldest entries while they are older than the horizon, or while this window holds more than
+     * {@code share} and all windows together more than their maximum.
+     */
+    synchronized void trim(long horizonStart, long share) {
         Iterator<Entry> it = entries.values().iterator();
         while (it.hasNext()) {
             Entry e = it.next();
             boolean old = e.time < horizonStart;
-            if (!old && bytes <= budget) {
+            if (!old && (bytes <= share || totalBytes.get() <= maxTotalBytes)) {
                 return;
             }
             it.remove();

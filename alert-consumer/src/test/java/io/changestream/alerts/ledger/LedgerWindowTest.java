@@ -17,7 +17,7 @@ class LedgerWindowTest {
     private final AtomicLong total = new AtomicLong();
     private final AtomicLong byHorizon = new AtomicLong();
     private final AtomicLong byBudget = new AtomicLong();
-    private final LedgerWindow window = new LedgerWindow(TP, 0, total, byHorizon, byBudget);
+    private final LedgerWindow window = new LedgerWindow(TP, 0, total, 0, byHorizon, byBudget);
 
     private static DeliveryRecord pair(String event, String status, long at) {
         return new DeliveryRecord("g", "sub", event, null, status, 1, at, TP.topic(), TP.partition(), 7);
@@ -71,6 +71,16 @@ class LedgerWindowTest {
         assertEquals(1_000 - window.size(), byBudget.get());
         window.clear();
         assertEquals(0, total.get());
+    }
+
+    @Test
+    void aWindowMayUseWhatQuietWindowsLeaveWhileTheTotalIsWithinTheMaximum() {
+        LedgerWindow busy = new LedgerWindow(TP, 0, total, 1 << 20, byHorizon, byBudget);
+        for (int i = 0; i < 1_000; i++) {
+            busy.apply(pair("event-" + i, DeliveryRecord.DELIVERED, 1_000 + i), true, 4_096, 0);
+        }
+        assertEquals(1_000, busy.size(), "over its share of 4 KiB, but all windows stay within 1 MiB");
+        assertEquals(0, byBudget.get());
     }
 
     @Test
