@@ -5,6 +5,7 @@ import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.serde.JsonSerde;
 import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -24,6 +25,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,28 +39,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The once-per-group delivery ledger. Processor threads call {@link #record} after a (subscription, event) pair is
- * settled (delivered or dead-lettered): the {@link DeliveryRecord} goes to the ledger partition with the number of
- * the source event's partition and the call returns only when the broker acked it, so the event may be marked done.
- * Before delivering, processors call {@link #settled}, which answers from the window of the source partition.
+ * The once-per-group delivery ledger, keyed by (group, subscription, event id) — never by offset. Processor threads
+ * call {@link #record} when a pair is settled (delivered or dead-lettered) and {@link #recordGroup} for the progress
+ * of one destination group; each call returns when the broker acked the record, and the record is then in this
+ * instance's window at once, so a repeat of the event at any later offset is recognised. Before delivering,
+ * processors call {@link #known}.
  *
- * <p>The runtime's consumer thread calls {@link #onAssigned}/{@link #onReleased}. Assignment starts a rebuild on the
- * ledger's own thread (with its own consumer): only offsets from the committed one on can be handed out again, so it
- * reads the committed source record's timestamp, seeks the ledger partition to that time minus
- * {@link LedgerSettings#rebuildClockSkew()} and keeps this group's records with a source offset at or after the
- * committed one. When nothing was left uncommitted (committed = log end) the window is empty without reading. Every
- * rebuild is bounded ({@code rebuildMaxRecords}, {@code rebuildTimeout}) and measured (meters below,
- * {@link #windows()}); a partial window is safe: the receiver's Idempotency-Key covers what it misses.
+ * <p>The runtime's consumer thread calls {@link #onAssigned}/{@link #onReleased}. Assignment starts one rebuild per
+ * partition on a pool of {@link LedgerSettings#rebuildThreads()} (each with its own reader), all with one deadline
+ * ({@link LedgerSettings#rebuildTimeout()} from the assignment): the rebuild reads the ledger partition of the source
+ * partition from the first record of the {@link LedgerSettings#dedupeHorizon()} (by time), at most the newest
+ * {@link LedgerSettings#rebuildMaxRecords()}, and keeps this group's records of that source partition — what any
+ * instance of the group settled. A reset marker ({@link LedgerRecords}) drops what was read before it. A rebuild that
+ * fails is retried (with backoff) while the partition is owned, never replaced by a scan from the beginning; until it
+ * is ready, {@link #known} waits up to the deadline and then throws {@link LedgerException} so the event is retried
+ * later instead of being delivered without dedupe. Windows are bounded together by
+ * {@link LedgerSettings#windowMaxBytes()} (when over it, the windows above their even share lose their oldest pairs)
+ * and trimmed to the horizon as time passes.
  *
  * <p>Meters: {@code changestream_alert_ledger_writes_total{status}}, {@code changestream_alert_ledger_write_seconds},
  * {@code changestream_alert_ledger_hits_total}, {@code changestream_alert_ledger_rebuilds_total{result}},
  * {@code changestream_alert_ledger_rebuild_seconds}, {@code changestream_alert_ledger_rebuild_records_total},
- * {@code changestream_alert_ledger_window_pairs}.
+ * {@code changestream_alert_ledger_window_pairs}, {@code changestream_alert_ledger_window_bytes},
+ * {@code changestream_alert_ledger_window_evictions_total{reason}},
+ * {@code changestream_alert_ledger_unreadable_records_total}.
  */
 public final class DeliveryLedger implements PartitionListener, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryLedger.class);
     private static final Duration POLL = Duration.ofMillis(100);
+    private static final long MAX_RETRY_DELAY_MILLIS = 5_000;
 
     private final LedgerSettings settings;
     private final Producer<String, String> producer;
@@ -71,13 +82,16 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private final Timer rebuildTimer;
     private final Counter hits;
     private final Counter rebuildRecords;
+    private final Counter unreadable;
+    private final AtomicLong windowBytes = new AtomicLong();
+    private final AtomicLong evictedByHorizon = new AtomicLong();
+    private final AtomicLong evictedByBudget = new AtomicLong();
     private final MeterRegistry meters;
-    private KafkaConsumer<byte[], byte[]> reader;
     private volatile int ledgerPartitions;
 
     /**
      * @param producer    producer of ledger records (acks=all advised); owned by the caller
-     * @param readerKafka client properties of the rebuild consumer ({@code bootstrap.servers}, security); no group
+     * @param readerKafka client properties of the rebuild consumers ({@code bootstrap.servers}, security); no group
      */
     public DeliveryLedger(LedgerSettings settings, Producer<String, String> producer, Map<String, Object> readerKafka,
                           MeterRegistry meters, Clock clock) {
@@ -90,8 +104,9 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         readerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         readerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         readerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
-        this.rebuilder = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "cs-ledger-rebuild");
+        AtomicInteger threads = new AtomicInteger();
+        this.rebuilder = Executors.newFixedThreadPool(settings.rebuildThreads(), r -> {
+            Thread t = new Thread(r, "cs-ledger-rebuild-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -103,84 +118,145 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
                 .description("Deliveries skipped because the ledger already held the pair").register(meters);
         this.rebuildRecords = Counter.builder("changestream.alert.ledger.rebuild.records")
                 .description("Ledger records read by window rebuilds").register(meters);
+        this.unreadable = Counter.builder("changestream.alert.ledger.unreadable.records")
+                .description("Ledger records a rebuild could not read (skipped, logged with coordinates)")
+                .register(meters);
         Gauge.builder("changestream.alert.ledger.window.pairs", windows,
-                        w -> w.values().stream().mapToInt(x -> x.settled.size()).sum())
+                        w -> w.values().stream().mapToInt(LedgerWindow::size).sum())
                 .description("Settled pairs held in the ledger windows of the owned partitions").register(meters);
+        Gauge.builder("changestream.alert.ledger.window.bytes", windowBytes, AtomicLong::get).baseUnit("bytes")
+                .description("Estimated memory of the ledger windows (bounded by ledger.windowMaxBytes)")
+                .register(meters);
+        FunctionCounter.builder("changestream.alert.ledger.window.evictions", evictedByHorizon, AtomicLong::get)
+                .tag("reason", "horizon")
+                .description("Pairs dropped from the ledger windows, by reason (horizon passed, memory budget)")
+                .register(meters);
+        FunctionCounter.builder("changestream.alert.ledger.window.evictions", evictedByBudget, AtomicLong::get)
+                .tag("reason", "budget")
+                .description("Pairs dropped from the ledger windows, by reason (horizon passed, memory budget)")
+                .register(meters);
     }
 
     /** One window as {@code /api/v1/runtime/status} shows it. */
-    public record WindowStatus(String topic, int partition, long committedOffset, long scannedRecords,
-                               int settledPairs, long rebuildMillis, String result) {
+    public record WindowStatus(String topic, int partition, long scannedRecords, int settledPairs, long bytes,
+                               long spanSeconds, long rebuildMillis, String result) {
+    }
+
+    /** What the group knows of a (subscription, event) pair. */
+    public record Known(Optional<String> status, java.util.Set<String> deliveredGroups,
+                        java.util.Set<String> attemptedGroups) {
     }
 
     /**
-     * Records a settled pair and waits for the ack.
+     * Records a settled pair, waits for the ack, then adds it to the window.
      *
      * @param status one of {@link DeliveryRecord#DELIVERED}, {@link DeliveryRecord#DEAD_LETTERED}
      * @throws LedgerException when the broker did not ack within {@link LedgerSettings#ackTimeout()}
      */
     public void record(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                        String status, int attempts) {
-        DeliveryRecord value = new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status, attempts,
-                clock.millis(), source.topic(), source.partition(), sourceOffset);
-        long started = System.nanoTime();
-        try {
-            producer.send(new ProducerRecord<>(settings.topic(), ledgerPartition(source.partition()), value.key(),
-                    serde.toJson(value))).get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LedgerException("interrupted while writing the ledger record " + value.key(), e);
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            throw new LedgerException("ledger record " + value.key() + " not acked within "
-                    + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
-        }
-        writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-        writes.computeIfAbsent(status, s -> Counter.builder("changestream.alert.ledger.writes")
-                .description("Ledger records acked, by status").tag("status", s).register(meters)).increment();
+        write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status, attempts,
+                clock.millis(), source.topic(), source.partition(), sourceOffset));
     }
 
     /**
-     * The status this group recorded for the pair, if its source partition's window holds it. Waits (at most
-     * {@link LedgerSettings#rebuildTimeout()}) while the window is being rebuilt. Processor threads.
+     * Records the progress of one destination group of a pair: {@link DeliveryRecord#DELIVERED} once it got the
+     * event, {@link LedgerRecords#ATTEMPTING} before an at-most-once send. Waits for the ack.
+     *
+     * @throws LedgerException when the broker did not ack within {@link LedgerSettings#ackTimeout()}
      */
-    public Optional<String> settled(TopicPartition source, String subscriptionId, String eventId) {
+    public void recordGroup(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
+                            String groupKey, String status) {
+        write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey, status, 0,
+                clock.millis(), source.topic(), source.partition(), sourceOffset));
+    }
+
+    private void write(TopicPartition source, DeliveryRecord value) {
+        long started = System.nanoTime();
+        String key = LedgerRecords.keyOf(value);
+        try {
+            producer.send(new ProducerRecord<>(settings.topic(), ledgerPartition(source.partition()), key,
+                    serde.toJson(value))).get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LedgerException("interrupted while writing the ledger record " + key, e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw new LedgerException("ledger record " + key + " not acked within "
+                    + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
+        }
+        writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        writes.computeIfAbsent(value.status(), s -> Counter.builder("changestream.alert.ledger.writes")
+                .description("Ledger records acked, by status").tag("status", s).register(meters)).increment();
+        LedgerWindow window = windows.get(source);
+        if (window != null) {
+            window.apply(value, true, budget(), horizonStart());
+        }
+    }
+
+    /**
+     * What this group settled for the pair, as far as the source partition's window knows (empty when the partition
+     * is not owned). Waits while the window is being rebuilt, at most until the assignment's deadline. Processor
+     * threads.
+     *
+     * @throws LedgerException when the window is still not rebuilt at the deadline (the event is retried later)
+     */
+    public Known known(TopicPartition source, String subscriptionId, String eventId) {
         LedgerWindow window = windows.get(source);
         if (window == null) {
-            return Optional.empty();
+            return new Known(Optional.empty(), java.util.Set.of(), java.util.Set.of());
         }
         if (!window.ready.isDone()) {
+            long wait = Math.max(1, window.deadline - clock.millis());
             try {
-                window.ready.get(settings.rebuildTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                window.ready.get(wait, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LedgerException("interrupted while waiting for the ledger window of " + source, e);
             } catch (ExecutionException | TimeoutException e) {
-                LOG.warn("ledger window of {} not ready within {} ms (ledger.rebuildTimeout): delivering on the "
-                        + "Idempotency-Key alone", source, settings.rebuildTimeout().toMillis());
+                throw new LedgerException("ledger window of " + source + " not rebuilt by its deadline "
+                        + "(ledger.rebuildTimeout " + settings.rebuildTimeout() + "): the event is held and retried",
+                        e);
             }
         }
-        String status = window.settled.get(LedgerWindow.key(subscriptionId, eventId));
-        if (status != null) {
+        LedgerWindow.Known k = window.lookup(subscriptionId, eventId, budget(), horizonStart());
+        if (k == null) {
+            return new Known(Optional.empty(), java.util.Set.of(), java.util.Set.of());
+        }
+        if (k.status() != null) {
             hits.increment();
         }
-        return Optional.ofNullable(status);
+        return new Known(Optional.ofNullable(k.status()), k.deliveredGroups(), k.attemptedGroups());
+    }
+
+    /** The status this group recorded for the pair, if known; see {@link #known}. */
+    public Optional<String> settled(TopicPartition source, String subscriptionId, String eventId) {
+        return known(source, subscriptionId, eventId).status();
     }
 
     /** The windows of the owned partitions, by topic and partition. */
     public List<WindowStatus> windows() {
         List<WindowStatus> out = new ArrayList<>();
-        windows.values().forEach(w -> out.add(w.status()));
+        windows.values().forEach(w -> out.add(w.status(clock::millis)));
         out.sort(Comparator.comparing(WindowStatus::topic).thenComparingInt(WindowStatus::partition));
         return out;
     }
 
+    /** Whether the window of an owned partition is rebuilt (complete or truncated to the newest records). */
+    public boolean ready(TopicPartition source) {
+        LedgerWindow w = windows.get(source);
+        return w != null && w.ready.isDone() && !w.released;
+    }
+
     @Override
     public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
-        committedOffsets.forEach((tp, committed) -> {
-            LedgerWindow window = new LedgerWindow(tp, committed);
+        long deadline = clock.millis() + settings.rebuildTimeout().toMillis();
+        committedOffsets.keySet().forEach(tp -> {
+            LedgerWindow window = new LedgerWindow(tp, deadline, windowBytes, settings.windowMaxBytes(),
+                    evictedByHorizon, evictedByBudget);
             LedgerWindow previous = windows.put(tp, window);
             if (previous != null) {
                 previous.released = true;
+                previous.clear();
             }
             rebuilder.execute(() -> rebuild(window));
         });
@@ -193,8 +269,17 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             if (window != null) {
                 window.released = true;
                 window.ready.complete(null);
+                window.clear();
             }
         }
+    }
+
+    private long budget() {
+        return settings.windowMaxBytes() / Math.max(1, windows.size());
+    }
+
+    private long horizonStart() {
+        return clock.millis() - settings.dedupeHorizon().toMillis();
     }
 
     private int ledgerPartition(int sourcePartition) {
@@ -203,80 +288,102 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             count = producer.partitionsFor(settings.topic()).size();
             ledgerPartitions = count;
         }
-        return sourcePartition % count;
+        return LedgerRecords.ledgerPartition(sourcePartition, count);
     }
 
-    /** Rebuild thread only. */
+    /** A rebuild thread: retries until the window is rebuilt or the partition released. */
     private void rebuild(LedgerWindow window) {
         long started = System.nanoTime();
-        long deadline = clock.millis() + settings.rebuildTimeout().toMillis();
-        String result = "partial";
-        try {
-            if (window.released) {
-                result = "released";
-                return;
-            }
-            KafkaConsumer<byte[], byte[]> consumer = reader();
-            TopicPartition source = window.source;
-            // without a committed offset the group reads from the log start (auto.offset.reset=earliest)
-            long from = window.committed >= 0 ? window.committed
-                    : consumer.beginningOffsets(List.of(source), settings.rebuildTimeout()).get(source);
-            long end = consumer.endOffsets(List.of(source), settings.rebuildTimeout()).get(source);
-            if (end <= from) {
-                result = "empty";
-                return;
-            }
-            long timestamp = timestampAt(consumer, source, from, deadline);
-            long startTime = timestamp < 0 ? 0 : Math.max(0, timestamp - settings.rebuildClockSkew().toMillis());
-            TopicPartition ledger = new TopicPartition(settings.topic(), ledgerPartition(source.partition()));
-            OffsetAndTimestamp ledgerFrom = consumer.offsetsForTimes(Map.of(ledger, startTime),
-                    settings.rebuildTimeout()).get(ledger);
-            long ledgerEnd = consumer.endOffsets(List.of(ledger), settings.rebuildTimeout()).get(ledger);
-            if (ledgerFrom == null || ledgerFrom.offset() >= ledgerEnd) {
-                result = "empty";
-                return;
-            }
-            consumer.assign(List.of(ledger));
-            consumer.seek(ledger, ledgerFrom.offset());
-            long scanned = 0;
-            while (consumer.position(ledger) < ledgerEnd && !window.released) {
-                if (scanned >= settings.rebuildMaxRecords() || clock.millis() >= deadline) {
-                    LOG.warn("ledger window of {} left partial after {} records (ledger.rebuildMaxRecords {}, "
-                            + "ledger.rebuildTimeout {})", source, scanned, settings.rebuildMaxRecords(),
-                            settings.rebuildTimeout());
-                    return;
+        String result = "released";
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(readerProps, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            for (int attempt = 1; !window.released; attempt++) {
+                try {
+                    result = scan(consumer, window);
+                    break;
+                } catch (RuntimeException e) {
+                    long delay = Math.min(MAX_RETRY_DELAY_MILLIS, 200L << Math.min(attempt, 10));
+                    LOG.warn("ledger window of {}: rebuild attempt {} failed, retrying in {} ms (the partition's "
+                            + "events wait): {}", window.source, attempt, delay, e.toString());
+                    count("failed");
+                    window.reset();
+                    Thread.sleep(delay);
                 }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
-                    if (r.offset() >= ledgerEnd) {
-                        break;
-                    }
-                    scanned++;
-                    keep(window, r);
-                }
-                window.scanned = scanned;
             }
-            rebuildRecords.increment(scanned);
-            result = window.released ? "released" : "complete";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            result = "released";
         } catch (RuntimeException e) {
-            LOG.warn("ledger window of {} could not be rebuilt; delivering on the Idempotency-Key alone: {}",
-                    window.source, e.toString());
+            LOG.warn("ledger window of {}: no reader could be created: {}", window.source, e.toString());
             result = "failed";
-            resetReader();
         } finally {
             long nanos = System.nanoTime() - started;
             rebuildTimer.record(nanos, TimeUnit.NANOSECONDS);
             window.rebuildMillis = TimeUnit.NANOSECONDS.toMillis(nanos);
             window.result = result;
-            Counter.builder("changestream.alert.ledger.rebuilds")
-                    .description("Ledger window rebuilds, by result (complete, empty, partial, failed, released)")
-                    .tag("result", result).register(meters).increment();
-            LOG.info("ledger window of {}: committed {}, {} records read, {} pairs kept, {} ms ({})", window.source,
-                    window.committed, window.scanned, window.settled.size(), window.rebuildMillis, result);
-            window.ready.complete(null);
+            count(result);
+            LOG.info("ledger window of {}: {} records read, {} pairs kept, {} ms ({})", window.source,
+                    window.scanned, window.size(), window.rebuildMillis, result);
+            if (!"failed".equals(result)) {
+                window.ready.complete(null);
+            }
         }
     }
 
-    private void keep(LedgerWindow window, ConsumerRecord<byte[], byte[]> r) {
+    private void count(String result) {
+        Counter.builder("changestream.alert.ledger.rebuilds")
+                .description("Ledger window rebuilds, by result (complete, truncated, empty, failed, released)")
+                .tag("result", result).register(meters).increment();
+    }
+
+    /** Reads the horizon's newest records of the ledger partition into the window; returns the result. */
+    private String scan(KafkaConsumer<byte[], byte[]> consumer, LedgerWindow window) {
+        Duration timeout = settings.rebuildTimeout();
+        int count = consumer.partitionsFor(settings.topic(), timeout).size();
+        if (count != ledgerPartitions && ledgerPartitions != 0) {
+            LOG.info("ledger topic {} has {} partitions now (was {})", settings.topic(), count, ledgerPartitions);
+        }
+        ledgerPartitions = count;
+        TopicPartition source = window.source;
+        if (source.partition() >= count) {
+            LOG.warn("ledger topic {} has {} partitions, fewer than {} needs: its records share ledger partitions "
+                    + "by modulus, which moves when ledger partitions are added; raise the ledger's partitions to "
+                    + "those of the source topic (topics apply)", settings.topic(), count, source);
+        }
+        TopicPartition ledger = new TopicPartition(settings.topic(), LedgerRecords.ledgerPartition(
+                source.partition(), count));
+        long horizonStart = horizonStart();
+        OffsetAndTimestamp first = consumer.offsetsForTimes(Map.of(ledger, horizonStart), timeout).get(ledger);
+        long end = consumer.endOffsets(List.of(ledger), timeout).get(ledger);
+        if (first == null || first.offset() >= end) {
+            return "empty";
+        }
+        long from = first.offset();
+        String result = "complete";
+        if (end - from > settings.rebuildMaxRecords()) {
+            from = end - settings.rebuildMaxRecords();
+            result = "truncated";
+            LOG.warn("ledger window of {}: the horizon holds {} records, more than ledger.rebuildMaxRecords {}; "
+                    + "reading the newest only", source, end - first.offset(), settings.rebuildMaxRecords());
+        }
+        consumer.assign(List.of(ledger));
+        consumer.seek(ledger, from);
+        long scanned = 0;
+        while (consumer.position(ledger) < end && !window.released) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                if (r.offset() >= end) {
+                    break;
+                }
+                scanned++;
+                keep(window, r, horizonStart);
+            }
+            window.scanned = scanned;
+        }
+        rebuildRecords.increment(scanned);
+        return window.released ? "released" : result;
+    }
+
+    private void keep(LedgerWindow window, ConsumerRecord<byte[], byte[]> r, long horizonStart) {
         if (r.value() == null) {
             return;
         }
@@ -284,56 +391,29 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         try {
             record = serde.fromJson(new String(r.value(), StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
+            unreadable.increment();
+            LOG.warn("unreadable ledger record at {}-{}@{} skipped: {}", r.topic(), r.partition(), r.offset(),
+                    e.getMessage());
             return;
         }
-        if (settings.groupId().equals(record.groupId()) && window.source.topic().equals(record.sourceTopic())
-                && record.sourcePartition() == window.source.partition()
-                && record.sourceOffset() >= window.committed) {
-            window.settled.put(LedgerWindow.key(record.subscriptionId(), record.eventId()), record.status());
+        if (!settings.groupId().equals(record.groupId()) || !window.source.topic().equals(record.sourceTopic())
+                || record.sourcePartition() != window.source.partition()) {
+            return;
+        }
+        if (LedgerRecords.isReset(record)) {
+            window.reset();
+        } else {
+            window.apply(record, false, budget(), horizonStart);
         }
     }
 
-    /** The timestamp of the first source record at or after {@code offset}, or -1 when none was read in time. */
-    private long timestampAt(KafkaConsumer<byte[], byte[]> consumer, TopicPartition source, long offset,
-                             long deadline) {
-        consumer.assign(List.of(source));
-        consumer.seek(source, offset);
-        while (clock.millis() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
-                if (r.offset() >= offset) {
-                    return r.timestamp();
-                }
-            }
-        }
-        return -1;
-    }
-
-    private KafkaConsumer<byte[], byte[]> reader() {
-        if (reader == null) {
-            reader = new KafkaConsumer<>(readerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        }
-        return reader;
-    }
-
-    private void resetReader() {
-        if (reader != null) {
-            try {
-                reader.close(Duration.ofSeconds(1));
-            } catch (RuntimeException ignored) {
-                // a new one is made on the next rebuild
-            }
-            reader = null;
-        }
-    }
-
-    /** Stops the rebuild thread and its consumer (bounded by the rebuild timeout); idempotent. */
+    /** Stops the rebuild threads (bounded by the rebuild timeout); idempotent. */
     @Override
     public void close() {
         if (rebuilder.isShutdown()) {
             return;
         }
         windows.values().forEach(w -> w.released = true);
-        rebuilder.execute(this::resetReader); // the reader belongs to the rebuild thread: close it there
         rebuilder.shutdown();
         try {
             if (!rebuilder.awaitTermination(settings.rebuildTimeout().toMillis(), TimeUnit.MILLISECONDS)) {

@@ -10,40 +10,66 @@ import java.util.Objects;
  * @param groupId           the consumer group whose deliveries this ledger records; required
  * @param ackTimeout        how long a ledger write waits for the broker's ack before the delivery is retried
  *                          ({@code ledger.ackTimeout}, default 10 s)
- * @param rebuildClockSkew  how far before the committed source record's timestamp the rebuild starts reading the
- *                          ledger, covering clock differences between producers ({@code ledger.rebuildClockSkew},
- *                          default 10 s)
- * @param rebuildMaxRecords most ledger records one partition's rebuild reads; past it the window is left partial and
- *                          the Idempotency-Key covers the rest ({@code ledger.rebuildMaxRecords}, default 1,000,000)
- * @param rebuildTimeout    longest one partition's rebuild may take, and longest a processor waits for it
- *                          ({@code ledger.rebuildTimeout}, default 30 s)
+ * @param dedupeHorizon     how far back, by the time a pair was settled, a repeat of it is still recognised
+ *                          ({@code ledger.dedupeHorizon}, default 24 h: CDC repeats after a crash come within
+ *                          seconds, a DLQ replay or a repeated run status within the same day)
+ * @param windowMaxBytes    memory all windows together may hold (estimated bytes of their keys and entries); past
+ *                          it the oldest pairs are trimmed first ({@code ledger.windowMaxBytes}, default 64 MiB, about
+ *                          300,000 pairs)
+ * @param rebuildMaxRecords most ledger records one partition's rebuild reads: the newest ones of the horizon
+ *                          ({@code ledger.rebuildMaxRecords}, default 1,000,000)
+ * @param rebuildTimeout    one deadline for the rebuilds of partitions assigned together, counted from the
+ *                          assignment; a processor waits for its window at most until then, after that its event is
+ *                          retried (held) rather than delivered without dedupe ({@code ledger.rebuildTimeout},
+ *                          default 30 s)
+ * @param rebuildThreads    rebuilds that run at once, each with its own reader ({@code ledger.rebuildThreads},
+ *                          default 4)
  */
-public record LedgerSettings(String topic, String groupId, Duration ackTimeout, Duration rebuildClockSkew,
-                             int rebuildMaxRecords, Duration rebuildTimeout) {
+public record LedgerSettings(String topic, String groupId, Duration ackTimeout, Duration dedupeHorizon,
+                             long windowMaxBytes, int rebuildMaxRecords, Duration rebuildTimeout,
+                             int rebuildThreads) {
 
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(10);
-    public static final Duration DEFAULT_REBUILD_CLOCK_SKEW = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_DEDUPE_HORIZON = Duration.ofHours(24);
+    public static final long DEFAULT_WINDOW_MAX_BYTES = 64L * 1024 * 1024;
     public static final int DEFAULT_REBUILD_MAX_RECORDS = 1_000_000;
     public static final Duration DEFAULT_REBUILD_TIMEOUT = Duration.ofSeconds(30);
+    public static final int DEFAULT_REBUILD_THREADS = 4;
 
     public LedgerSettings {
         requireText(topic, "ledger.topic");
         requireText(groupId, "ledger.groupId");
         positive(ackTimeout, "ledger.ackTimeout");
-        Objects.requireNonNull(rebuildClockSkew, "ledger.rebuildClockSkew is required");
-        if (rebuildClockSkew.isNegative()) {
-            throw new IllegalArgumentException("ledger.rebuildClockSkew must not be negative, was " + rebuildClockSkew);
+        positive(dedupeHorizon, "ledger.dedupeHorizon");
+        if (windowMaxBytes < 1024) {
+            throw new IllegalArgumentException("ledger.windowMaxBytes must be >= 1024, was " + windowMaxBytes);
         }
         if (rebuildMaxRecords < 1) {
             throw new IllegalArgumentException("ledger.rebuildMaxRecords must be >= 1, was " + rebuildMaxRecords);
         }
         positive(rebuildTimeout, "ledger.rebuildTimeout");
+        if (rebuildThreads < 1 || rebuildThreads > 64) {
+            throw new IllegalArgumentException("ledger.rebuildThreads must be in [1, 64], was " + rebuildThreads);
+        }
     }
 
     /** The defaults for a topic and group. */
     public static LedgerSettings of(String topic, String groupId) {
-        return new LedgerSettings(topic, groupId, DEFAULT_ACK_TIMEOUT, DEFAULT_REBUILD_CLOCK_SKEW,
-                DEFAULT_REBUILD_MAX_RECORDS, DEFAULT_REBUILD_TIMEOUT);
+        return new LedgerSettings(topic, groupId, DEFAULT_ACK_TIMEOUT, DEFAULT_DEDUPE_HORIZON,
+                DEFAULT_WINDOW_MAX_BYTES, DEFAULT_REBUILD_MAX_RECORDS, DEFAULT_REBUILD_TIMEOUT,
+                DEFAULT_REBUILD_THREADS);
+    }
+
+    /** A copy with another horizon and memory budget (tests, benchmarks). */
+    public LedgerSettings withWindow(Duration horizon, long maxBytes) {
+        return new LedgerSettings(topic, groupId, ackTimeout, horizon, maxBytes, rebuildMaxRecords, rebuildTimeout,
+                rebuildThreads);
+    }
+
+    /** A copy with another rebuild bound (tests). */
+    public LedgerSettings withRebuild(int maxRecords, Duration timeout) {
+        return new LedgerSettings(topic, groupId, ackTimeout, dedupeHorizon, windowMaxBytes, maxRecords, timeout,
+                rebuildThreads);
     }
 
     private static void requireText(String value, String name) {

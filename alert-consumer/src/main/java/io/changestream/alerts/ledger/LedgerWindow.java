@@ -1,37 +1,171 @@
 package io.changestream.alerts.ledger;
 
+import io.changestream.topics.model.DeliveryRecord;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The settled pairs of one owned source partition that can come back: ledger records of this group whose source
- * offset is at or after the committed offset at assignment. Filled once by the rebuild thread, then read by
- * processor threads; {@link #ready} completes when the rebuild ends (complete, partial or failed).
+ * What this group settled for one owned source partition within the dedupe horizon, keyed by (subscription, event)
+ * — never by offset, since the same event comes back at new offsets. Filled by the rebuild thread from the ledger and
+ * at once by this instance's own acked writes; read by processor threads. Entries are kept in the order they were
+ * learned (about settle time); the oldest go first when they fall out of the horizon, or when all windows together
+ * exceed {@link LedgerSettings#windowMaxBytes()} and this one holds more than its even share (a busy partition may use
+ * what quiet ones leave). Thread-safe (one monitor per window).
  */
 final class LedgerWindow {
 
+    /** Rough per-entry overhead (map node, entry object, sets) in bytes, for the memory budget. */
+    private static final int ENTRY_OVERHEAD = 160;
+
     final TopicPartition source;
-    final long committed;
-    final Map<String, String> settled = new ConcurrentHashMap<>();
+    /** The deadline (epoch ms) until which processors wait for the rebuild. */
+    final long deadline;
     final CompletableFuture<Void> ready = new CompletableFuture<>();
     volatile boolean released;
     volatile long scanned;
     volatile long rebuildMillis;
     volatile String result = "pending";
 
-    LedgerWindow(TopicPartition source, long committed) {
+    private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>();
+    private final AtomicLong totalBytes;
+    private final long maxTotalBytes;
+    private final AtomicLong evictedByHorizon;
+    private final AtomicLong evictedByBudget;
+    private long bytes;
+
+    LedgerWindow(TopicPartition source, long deadline, AtomicLong totalBytes, long maxTotalBytes,
+                 AtomicLong evictedByHorizon, AtomicLong evictedByBudget) {
         this.source = source;
-        this.committed = committed;
+        this.deadline = deadline;
+        this.totalBytes = totalBytes;
+        this.maxTotalBytes = maxTotalBytes;
+        this.evictedByHorizon = evictedByHorizon;
+        this.evictedByBudget = evictedByBudget;
+    }
+
+    /** What the group knows of one pair: the pair's status, or null; the groups delivered and attempted. */
+    record Known(String status, Set<String> deliveredGroups, Set<String> attemptedGroups) {
+    }
+
+    private static final class Entry {
+        String status;
+        final Set<String> delivered = new TreeSet<>();
+        final Set<String> attempted = new TreeSet<>();
+        long time;
+        boolean own;
+        int bytes;
     }
 
     static String key(String subscriptionId, String eventId) {
         return subscriptionId + "/" + eventId;
     }
 
-    DeliveryLedger.WindowStatus status() {
-        return new DeliveryLedger.WindowStatus(source.topic(), source.partition(), committed, scanned,
-                settled.size(), rebuildMillis, result);
+    /**
+     * Merges one record of this group and source partition. A pair record sets the status unless a newer one was
+     * learned; a group record adds its destination group to the delivered or attempted ones.
+     */
+    synchronized void apply(DeliveryRecord r, boolean own, long budget, long horizonStart) {
+        if (!own && r.deliveredAt() < horizonStart) {
+            return;
+        }
+        String key = key(r.subscriptionId(), r.eventId());
+        Entry e = entries.remove(key);
+        if (e == null) {
+            e = new Entry();
+            e.bytes = ENTRY_OVERHEAD + 2 * key.length();
+            grow(e.bytes);
+        }
+        if (r.destinationId() == null) {
+            if (e.status == null || r.deliveredAt() >= e.time || own) {
+                e.status = r.status();
+            }
+        } else if (DeliveryRecord.DELIVERED.equals(r.status())) {
+            if (e.delivered.add(r.destinationId())) {
+                e.bytes += 48 + 2 * r.destinationId().length();
+                grow(48 + 2 * r.destinationId().length());
+            }
+        } else if (LedgerRecords.ATTEMPTING.equals(r.status()) && e.attempted.add(r.destinationId())) {
+            e.bytes += 48 + 2 * r.destinationId().length();
+            grow(48 + 2 * r.destinationId().length());
+        }
+        e.time = Math.max(e.time, r.deliveredAt());
+        e.own |= own;
+        entries.put(key, e);
+        trim(horizonStart, budget);
+    }
+
+    /** A reset marker: everything learned from the ledger before it no longer counts (own writes stay). */
+    synchronized void reset() {
+        Iterator<Entry> it = entries.values().iterator();
+        while (it.hasNext()) {
+            Entry e = it.next();
+            if (!e.own) {
+                it.remove();
+                grow(-e.bytes);
+            }
+        }
+    }
+
+    /** The pair as known, or null. Trims what fell out of the horizon first. */
+    synchronized Known lookup(String subscriptionId, String eventId, long budget, long horizonStart) {
+        trim(horizonStart, budget);
+        Entry e = entries.get(key(subscriptionId, eventId));
+        return e == null ? null : new Known(e.status, Set.copyOf(e.delivered), Set.copyOf(e.attempted));
+    }
+
+    /**
+     * Drops the oldest entries while they are older than the horizon, or while this window holds more than
+     * {@code share} and all windows together more than their maximum.
+     */
+    synchronized void trim(long horizonStart, long share) {
+        Iterator<Entry> it = entries.values().iterator();
+        while (it.hasNext()) {
+            Entry e = it.next();
+            boolean old = e.time < horizonStart;
+            if (!old && (bytes <= share || totalBytes.get() <= maxTotalBytes)) {
+                return;
+            }
+            it.remove();
+            grow(-e.bytes);
+            (old ? evictedByHorizon : evictedByBudget).incrementAndGet();
+        }
+    }
+
+    /** Frees everything (partition released). */
+    synchronized void clear() {
+        entries.clear();
+        grow(-bytes);
+    }
+
+    synchronized int size() {
+        return entries.size();
+    }
+
+    synchronized long bytes() {
+        return bytes;
+    }
+
+    /** Epoch ms of the oldest pair held, or -1 when empty. */
+    synchronized long oldest() {
+        Iterator<Entry> it = entries.values().iterator();
+        return it.hasNext() ? it.next().time : -1;
+    }
+
+    private void grow(long delta) {
+        bytes += delta;
+        totalBytes.addAndGet(delta);
+    }
+
+    DeliveryLedger.WindowStatus status(LongSupplier now) {
+        long oldest = oldest();
+        return new DeliveryLedger.WindowStatus(source.topic(), source.partition(), scanned, size(), bytes(),
+                oldest < 0 ? 0 : Math.max(0, now.getAsLong() - oldest) / 1000, rebuildMillis, result);
     }
 }

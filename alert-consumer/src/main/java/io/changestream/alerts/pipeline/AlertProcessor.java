@@ -1,9 +1,12 @@
 package io.changestream.alerts.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.lineage.RunEvents;
 import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.ledger.LedgerRecords;
 import io.changestream.alerts.runtime.Event;
 import io.changestream.alerts.runtime.Failure;
 import io.changestream.alerts.runtime.FailureHandler;
@@ -12,10 +15,12 @@ import io.changestream.alerts.runtime.PartitionListener;
 import io.changestream.alerts.runtime.Processor;
 import io.changestream.alerts.runtime.RetriableException;
 import io.changestream.alerts.subscription.ActiveSubscription;
+import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.model.FailureSource;
+import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,6 +29,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -33,9 +39,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The alert {@link Processor} and {@link FailureHandler} on the consumer runtime. For each record of {@code changes}
- * (or {@code pipeline-status}) and each enabled subscription: skip the pair when the ledger window holds it; evaluate
- * the filter (an evaluation error dead-letters the pair with source PUBLISHER); deliver once per
- * {@link DestinationGroup}; then settle the pair in the ledger (acked) before the event may be marked done.
+ * (or {@code pipeline-status}) and each enabled subscription: skip the pair when the group's ledger knows it settled
+ * (by event id, whatever the offset); evaluate the filter (an evaluation error dead-letters the pair with source
+ * PUBLISHER); deliver once per {@link DestinationGroup}, recording each group's progress in the ledger when the
+ * subscription has more than one; then settle the pair in the ledger (acked) before the event may be marked done.
+ * A record that is not a readable event goes to the DLQ with its raw value (bounded), coordinates and the reason.
+ *
+ * <p>At most once, per destination ({@code config.delivery: "atMostOnce"}) or by type
+ * ({@link PipelineSettings#atMostOnceTypes()}): an {@link LedgerRecords#ATTEMPTING} record is acked before the send;
+ * after a crash, a group attempted but never settled is not sent again but dead-lettered with the reason
+ * {@value #UNKNOWN_OUTCOME}. Other destinations are at least once; the Idempotency-Key closes their last gap.
  *
  * <p>Destination outcomes: delivered → done; retry → the event is retried (after the receiver's Retry-After when
  * given, else the runtime's backoff) and only the groups not yet delivered are tried again; permanent → DLQ with
@@ -43,7 +56,12 @@ import org.slf4j.LoggerFactory;
  * failure of the runtime (timeout, its own attempt limit) dead-letters every pair not yet settled.
  *
  * <p>An event replayed from the DLQ carries {@value #REPLAY_SUBSCRIPTION_HEADER} and is delivered to that
- * subscription only.
+ * subscription only; a pair dead-lettered before is delivered again, a pair delivered before (an earlier replay) is
+ * not.
+ *
+ * <p>On release of a partition ({@link #onReleased}) no further delivery of its events starts, and the consumer
+ * thread waits up to {@link PipelineSettings#releaseTimeout()} for the one running, then cancels it (interrupt), so
+ * the partition is never handed over while one of its events is mid-delivery.
  *
  * <p>Called on the runtime's lane threads (one event at a time per lane; an event's attempts may run on the same
  * lane only, so its progress needs no lock beyond the map that holds it). The per-event progress of events in flight
@@ -58,6 +76,15 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
      * for; the other subscriptions already had it and skip it.
      */
     public static final String REPLAY_SUBSCRIPTION_HEADER = "cs.replay.subscription";
+    /** The DLQ reason of an at-most-once group attempted by a process that crashed before settling it. */
+    public static final String UNKNOWN_OUTCOME = "outcome unknown after crash: attempted before, never settled; "
+            + "not sent again (at-most-once destination)";
+    /** The destination config field choosing the guarantee: {@value #AT_MOST_ONCE} or {@code atLeastOnce}. */
+    public static final String DELIVERY_FIELD = "delivery";
+    /** The value of {@value #DELIVERY_FIELD} for at-most-once. */
+    public static final String AT_MOST_ONCE = "atMostOnce";
+    /** The subscription id of dead letters of malformed source records (they belong to no subscription). */
+    public static final String MALFORMED_SUBSCRIPTION = "-";
 
     private final PipelineSettings settings;
     private final Supplier<List<ActiveSubscription>> subscriptions;
@@ -68,6 +95,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
     private final DeliverySummary summary;
     private final Clock clock;
     private final Counter malformed;
+    private final Counter unknownOutcome;
+    private final Releases releases;
     private final Map<TopicPartition, Map<Long, EventProgress>> inFlight = new ConcurrentHashMap<>();
 
     public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
@@ -82,7 +111,12 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         this.summary = summary;
         this.clock = clock;
         this.malformed = Counter.builder("changestream.alert.malformed")
-                .description("Source records that could not be read as events and were skipped").register(meters);
+                .description("Source records that could not be read as events (dead-lettered with their raw value)")
+                .register(meters);
+        this.unknownOutcome = Counter.builder("changestream.alert.unknown.outcomes")
+                .description("At-most-once sends attempted before a crash and reported instead of sent again")
+                .register(meters);
+        this.releases = new Releases(settings.releaseTimeout(), clock, meters);
     }
 
     @Override
@@ -90,13 +124,26 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         if (event.value() == null) {
             return Outcome.success();
         }
-        Notice notice = parse(event);
-        if (notice == null) {
+        Notice notice;
+        try {
+            notice = read(event);
+        } catch (RuntimeException e) {
+            deadLetterMalformed(event, e);
             return Outcome.success();
         }
         TopicPartition tp = new TopicPartition(event.topic(), event.partition());
+        Releases.Call call = releases.enter(tp);
+        try {
+            return deliver(event, notice, tp, call);
+        } finally {
+            call.close();
+        }
+    }
+
+    private Outcome deliver(Event<String, String> event, Notice notice, TopicPartition tp, Releases.Call call) {
         EventProgress progress = inFlight.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
                 .computeIfAbsent(event.offset(), k -> new EventProgress());
+        boolean replay = isReplay(event);
         Duration retryAfter = null;
         String retryReason = null;
         for (ActiveSubscription active : subscriptionsFor(event)) {
@@ -110,23 +157,32 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 continue;
             }
             if (pair == null) {
-                if (ledger.settled(tp, sub.id(), notice.eventId()).isPresent() || !wanted(tp, event, notice, active)) {
-                    progress.pairs.put(sub.id(), EventProgress.Pair.SETTLED);
+                pair = start(tp, notice, active, groups, replay);
+                progress.pairs.put(sub.id(), pair);
+                if (pair.settled) {
                     continue;
                 }
-                pair = new EventProgress.Pair();
-                progress.pairs.put(sub.id(), pair);
             }
             pair.attempts++;
             for (DestinationGroup group : groups) {
                 if (pair.done.contains(group.key())) {
                     continue;
                 }
+                call.requireOwned();
+                if (atMostOnce(group) && pair.attempted.add(group.key())) {
+                    ledger.recordGroup(tp, event.offset(), sub.id(), notice.eventId(), group.key(),
+                            LedgerRecords.ATTEMPTING);
+                }
                 DeliveryResult result = destinations.deliver(notice.request(sub, group.destination(), pair.attempts));
                 switch (result.outcome()) {
                     case DELIVERED -> {
                         pair.done.add(group.key());
                         group.memberIds().forEach(id -> observer.delivered(sub.id(), id));
+                        if (pair.done.size() < groups.size()) {
+                            // progress per destination group: a crash before the pair settles re-sends only the rest
+                            ledger.recordGroup(tp, event.offset(), sub.id(), notice.eventId(), group.key(),
+                                    DeliveryRecord.DELIVERED);
+                        }
                     }
                     case PERMANENT -> deadLetter(pair, group, sub, notice, result.reason(), false);
                     case RETRY -> {
@@ -162,10 +218,70 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         return Outcome.success();
     }
 
+    /**
+     * The first look at a pair on this instance: settled already (by any instance of the group, at any offset) →
+     * nothing to do; a dead-lettered pair is tried again only when the event is a DLQ replay for it. Otherwise the
+     * groups the ledger knows as delivered are done, and an at-most-once group attempted before (by a process that
+     * then crashed) is reported, not sent again.
+     */
+    private EventProgress.Pair start(TopicPartition tp, Notice notice, ActiveSubscription active,
+                                     List<DestinationGroup> groups, boolean replay) {
+        EventSubscription sub = active.subscription();
+        DeliveryLedger.Known known = ledger.known(tp, sub.id(), notice.eventId());
+        Optional<String> status = known.status();
+        if (status.isPresent() && (!replay || DeliveryRecord.DELIVERED.equals(status.get()))) {
+            return EventProgress.Pair.SETTLED;
+        }
+        Match match = match(notice, active);
+        if (match == Match.NOT_WANTED) {
+            return EventProgress.Pair.SETTLED;
+        }
+        EventProgress.Pair pair = new EventProgress.Pair();
+        if (match == Match.DEAD_LETTERED) {
+            // the DLQ has it; the ledger record follows in settle(), retried without writing the DLQ again
+            groups.forEach(g -> pair.done.add(g.key()));
+            pair.deadLettered = true;
+            return pair;
+        }
+        for (DestinationGroup group : groups) {
+            if (known.deliveredGroups().contains(group.key())) {
+                pair.done.add(group.key());
+            } else if (!replay && known.attemptedGroups().contains(group.key()) && atMostOnce(group)) {
+                unknownOutcome.increment();
+                deadLetter(pair, group, sub, notice, UNKNOWN_OUTCOME, false);
+            }
+        }
+        return pair;
+    }
+
+    /** Whether a destination group is sent at most once: its {@code config.delivery}, else the service default. */
+    private boolean atMostOnce(DestinationGroup group) {
+        JsonNode config = group.destination().config();
+        String choice = config == null ? "" : config.path(DELIVERY_FIELD).asText("");
+        if (AT_MOST_ONCE.equalsIgnoreCase(choice)) {
+            return true;
+        }
+        if ("atLeastOnce".equalsIgnoreCase(choice)) {
+            return false;
+        }
+        return settings.atMostOnceTypes().contains(group.destination().type());
+    }
+
+    /** What the subscription's filter says of a notice. */
+    private enum Match {
+        /** Deliver it. */
+        WANTED,
+        /** Filtered out: nothing to deliver, nothing recorded. */
+        NOT_WANTED,
+        /** The filter failed: the pair was dead-lettered (PUBLISHER) and must be settled as such. */
+        DEAD_LETTERED
+    }
+
     /** Whether the subscription wants the notice; an evaluation error dead-letters the pair (PUBLISHER). */
-    private boolean wanted(TopicPartition tp, Event<String, String> event, Notice notice, ActiveSubscription active) {
+    private Match match(Notice notice, ActiveSubscription active) {
         try {
-            return active.matches(notice.isRunStatus() ? RunEvents.filterable(notice.run()) : notice.change());
+            return active.matches(notice.isRunStatus() ? RunEvents.filterable(notice.run()) : notice.change())
+                    ? Match.WANTED : Match.NOT_WANTED;
         } catch (RuntimeException e) {
             EventSubscription sub = active.subscription();
             String reason = "filter evaluation failed: " + e.getMessage();
@@ -173,9 +289,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                     sub.retries(), 0, clock.millis(), null));
             DestinationGroup.of(sub, false).forEach(g -> g.memberIds()
                     .forEach(id -> observer.deadLettered(sub.id(), id, reason, false)));
-            summary.deadLettered(sub.id());
-            ledger.record(tp, event.offset(), sub.id(), notice.eventId(), DeliveryRecord.DEAD_LETTERED, 0);
-            return false;
+            return Match.DEAD_LETTERED;
         }
     }
 
@@ -203,7 +317,9 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
 
     /**
      * A final failure of the runtime (processing timeout, its attempt limit, an unexpected error): every pair of the
-     * event that is not settled goes to the DLQ with source SUBSCRIBER and retriesLeft 0, then to the ledger.
+     * event that is not settled goes to the DLQ with source SUBSCRIBER and retriesLeft 0, then to the ledger. The
+     * progress is kept until the ledger acked, so when this handler throws (ledger not acked) and is called again, the
+     * groups already dead-lettered are not written to the DLQ a second time.
      */
     @Override
     public void onFailure(Event<String, String> event, Failure failure) {
@@ -212,8 +328,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
             return;
         }
         TopicPartition tp = new TopicPartition(event.topic(), event.partition());
-        EventProgress progress = inFlight.getOrDefault(tp, Map.of()).getOrDefault(event.offset(),
-                new EventProgress());
+        EventProgress progress = inFlight.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
+                .computeIfAbsent(event.offset(), k -> new EventProgress());
         String reason = failure.kind() + ": " + failure.reason();
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
@@ -223,10 +339,11 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 continue;
             }
             if (pair == null) {
-                if (ledger.settled(tp, sub.id(), notice.eventId()).isPresent() || !wanted(tp, event, notice, active)) {
+                pair = start(tp, notice, active, groups, isReplay(event));
+                progress.pairs.put(sub.id(), pair);
+                if (pair.settled) {
                     continue;
                 }
-                pair = new EventProgress.Pair();
                 pair.attempts = failure.attempts();
             }
             for (DestinationGroup group : groups) {
@@ -239,28 +356,61 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         forget(tp, event.offset());
     }
 
+    private static boolean isReplay(Event<String, String> event) {
+        org.apache.kafka.common.header.Header replay = event.headers().lastHeader(REPLAY_SUBSCRIPTION_HEADER);
+        return replay != null && replay.value() != null;
+    }
+
     /** Every subscription, or only the one a replayed event names. */
     private List<ActiveSubscription> subscriptionsFor(Event<String, String> event) {
-        org.apache.kafka.common.header.Header replay = event.headers().lastHeader(REPLAY_SUBSCRIPTION_HEADER);
-        if (replay == null || replay.value() == null) {
+        if (!isReplay(event)) {
             return subscriptions.get();
         }
-        String id = new String(replay.value(), java.nio.charset.StandardCharsets.UTF_8);
+        String id = new String(event.headers().lastHeader(REPLAY_SUBSCRIPTION_HEADER).value(),
+                java.nio.charset.StandardCharsets.UTF_8);
         return subscriptions.get().stream().filter(a -> a.id().equals(id)).toList();
     }
 
+    /** The notice of a record, or null when it is not a readable event. */
     private Notice parse(Event<String, String> event) {
         try {
-            if (event.topic().equals(settings.pipelineStatusTopic())) {
-                return Notice.of(Serdes.pipelineRunStatus().fromJson(event.value()));
-            }
-            return Notice.of(Serdes.changeEvent().fromJson(event.value()));
+            return read(event);
         } catch (RuntimeException e) {
-            malformed.increment();
-            LOG.warn("{} is not a readable event and is skipped (it stays on the topic): {}", event.coordinates(),
-                    e.getMessage());
             return null;
         }
+    }
+
+    private Notice read(Event<String, String> event) {
+        if (event.topic().equals(settings.pipelineStatusTopic())) {
+            return Notice.of(Serdes.pipelineRunStatus().fromJson(event.value()));
+        }
+        return Notice.of(Serdes.changeEvent().fromJson(event.value()));
+    }
+
+    /**
+     * Dead-letters a record that is not a readable event: its raw value (the first
+     * {@link PipelineSettings#malformedMaxChars()} characters), key, topic, partition, offset and the reason, as a
+     * {@link FailedEvent} of subscription {@value #MALFORMED_SUBSCRIPTION} (event type {@code malformed}, id
+     * {@code malformed/<topic>/<partition>/<offset>}, source PUBLISHER).
+     */
+    private void deadLetterMalformed(Event<String, String> event, RuntimeException error) {
+        String raw = event.value();
+        boolean truncated = raw.length() > settings.malformedMaxChars();
+        ObjectNode entity = Json.mapper().createObjectNode()
+                .put("topic", event.topic()).put("partition", event.partition()).put("offset", event.offset())
+                .put("key", event.key())
+                .put("raw", truncated ? raw.substring(0, settings.malformedMaxChars()) : raw)
+                .put("rawChars", raw.length()).put("truncated", truncated);
+        String reason = "malformed record at " + event.coordinates() + ": " + error.getMessage();
+        ChangeEvent placeholder = new ChangeEvent("malformed/" + event.topic() + "/" + event.partition() + "/"
+                + event.offset(), "malformed", "unknown", event.key() == null || event.key().isBlank() ? "unknown"
+                : event.key(), null, null, null, null, null, null, clock.millis(),
+                null, entity, null);
+        deadLetters.write(new FailedEvent(MALFORMED_SUBSCRIPTION, placeholder, reason, FailureSource.PUBLISHER, 0, 0,
+                clock.millis(), null));
+        malformed.increment();
+        LOG.warn("{} is not a readable event; dead-lettered with its raw value: {}", event.coordinates(),
+                error.getMessage());
     }
 
     private void forget(TopicPartition tp, long offset) {
@@ -270,8 +420,14 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         }
     }
 
+    /**
+     * Stops starting deliveries of the released partitions' events, waits (bounded by
+     * {@link PipelineSettings#releaseTimeout()}) for the ones running and cancels what still runs; then drops their
+     * progress. Consumer thread, before the ledger forgets the partitions' windows.
+     */
     @Override
     public void onReleased(Collection<TopicPartition> partitions) {
+        releases.release(partitions);
         partitions.forEach(inFlight::remove);
     }
 
@@ -288,6 +444,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         static final class Pair {
             static final Pair SETTLED = settled();
             final Set<String> done = ConcurrentHashMap.newKeySet();
+            /** At-most-once groups this instance wrote an ATTEMPTING record for. */
+            final Set<String> attempted = ConcurrentHashMap.newKeySet();
             volatile int attempts;
             volatile boolean deadLettered;
             volatile boolean settled;

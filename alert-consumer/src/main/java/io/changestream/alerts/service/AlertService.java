@@ -6,7 +6,6 @@ import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
-import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.runtime.ConsumerRuntime;
 import io.changestream.alerts.runtime.PartitionListener;
 import io.changestream.alerts.runtime.RuntimeState;
@@ -104,9 +103,7 @@ public final class AlertService implements AutoCloseable {
                 new SubscriptionFactory(destinations, config.filter(), clock), store);
         ledger = new DeliveryLedger(config.ledger(), producer, config.kafka(), meters, clock);
         parts.push(ledger);
-        processor = new AlertProcessor(new PipelineSettings(catalog.changes().name(),
-                catalog.pipelineStatus().name(), config.runtime().initialBackoff(), config.runtime().maxBackoff()),
-                store::list, destinations, ledger,
+        processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger,
                 new DeadLetterWriter(catalog.alertDlq().name(), producer, config.ledger().ackTimeout(), meters),
                 observer(statusBook), summary, meters, clock);
         http = new AlertHttpServer(config, meters, this,
@@ -121,8 +118,8 @@ public final class AlertService implements AutoCloseable {
 
             @Override
             public void onReleased(Collection<TopicPartition> partitions) {
+                processor.onReleased(partitions); // first: waits for the partitions' running deliveries
                 ledger.onReleased(partitions);
-                processor.onReleased(partitions);
             }
         };
         SubscriptionViewGate gate = new SubscriptionViewGate(store, config.subscriptions().health().maxStaleness(),

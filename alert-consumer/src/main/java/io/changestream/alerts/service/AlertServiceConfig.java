@@ -12,6 +12,7 @@ import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
+import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
@@ -53,8 +54,12 @@ import java.util.function.Function;
  *   <li>{@code runtime.*} — the consumer runtime ({@link RuntimeConfig}: lanes [64 here], laneCapacity, maxAttempts [100 here:
  *       each subscription's {@code retries} decides first], initialBackoff, maxBackoff, processingTimeout [120 s
  *       here], commitInterval, revokeTimeout, closeTimeout…) and {@code runtime.kafka.*} consumer properties</li>
- *   <li>{@code ledger.ackTimeout} [10 s], {@code ledger.rebuildClockSkew} [10 s], {@code ledger.rebuildMaxRecords}
- *       [1000000], {@code ledger.rebuildTimeout} [30 s]</li>
+ *   <li>{@code ledger.ackTimeout} [10 s], {@code ledger.dedupeHorizon} [24 h], {@code ledger.windowMaxBytes}
+ *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
+ *       {@code ledger.rebuildThreads} [4]</li>
+ *   <li>{@code delivery.atMostOnceTypes} [none], {@code pipeline.releaseTimeout} [30 s; with
+ *       {@code runtime.revokeTimeout} and {@code runtime.pollTimeout} below {@code max.poll.interval.ms}],
+ *       {@code pipeline.malformedMaxChars} [65536]</li>
  *   <li>{@code destinations.allowPrivateAddresses} [false], {@code destinations.platformUrl}
  *       [http://localhost:8585], {@code destinations.breaker.failureThreshold} [5],
  *       {@code destinations.breaker.openDuration} [30 s]</li>
@@ -88,6 +93,7 @@ import java.util.function.Function;
  * @param admin            admin API settings (bearer token)
  * @param runtime          the consumer runtime over {@code changes} and {@code pipeline-status}
  * @param ledger           the delivery ledger
+ * @param pipeline         the alert processor (at-most-once types, release wait, malformed records)
  * @param destinations     the destinations
  * @param subscriptions    the subscription store
  * @param statusMaxEntries destinations tracked by the status book
@@ -95,8 +101,8 @@ import java.util.function.Function;
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
-                                 DestinationSettings destinations, SubscriptionStoreSettings subscriptions,
-                                 int statusMaxEntries, FilterSettings filter) {
+                                 PipelineSettings pipeline, DestinationSettings destinations,
+                                 SubscriptionStoreSettings subscriptions, int statusMaxEntries, FilterSettings filter) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -120,10 +126,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("admin.user", "admin", "name recorded as updatedBy"),
             new Setting("admin.maxRequestBytes", "262144", "largest HTTP request body; larger is a 413"),
             new Setting("ledger.ackTimeout", "PT10S", "wait for a ledger/DLQ ack before retrying"),
-            new Setting("ledger.rebuildClockSkew", "PT10S", "read the ledger from this much before the committed "
-                    + "record's timestamp"),
-            new Setting("ledger.rebuildMaxRecords", "1000000", "ledger records one window rebuild reads at most"),
-            new Setting("ledger.rebuildTimeout", "PT30S", "longest window rebuild (and wait for it)"),
+            new Setting("ledger.dedupeHorizon", "PT24H", "a repeat of a pair settled this long ago is still skipped"),
+            new Setting("ledger.windowMaxBytes", "67108864", "memory of all ledger windows; oldest pairs trimmed"),
+            new Setting("ledger.rebuildMaxRecords", "1000000", "newest ledger records one window rebuild reads"),
+            new Setting("ledger.rebuildTimeout", "PT30S", "deadline of the rebuilds of one assignment"),
+            new Setting("ledger.rebuildThreads", "4", "window rebuilds running at once"),
+            new Setting("delivery.atMostOnceTypes", "", "destination types sent at most once (e.g. Email,Slack)"),
+            new Setting("pipeline.releaseTimeout", "PT30S", "wait for a released partition's running delivery"),
+            new Setting("pipeline.malformedMaxChars", "65536", "raw value kept in a malformed record's dead letter"),
             new Setting("destinations.allowPrivateAddresses", "false", "allow loopback/private targets (SSRF)"),
             new Setting("destinations.proxy", null, "host:port of an HTTP proxy for destinations; unset = none "
                     + "(JVM proxy properties are ignored)"),
@@ -198,6 +208,15 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         Objects.requireNonNull(admin, "admin is required");
         Objects.requireNonNull(runtime, "runtime is required");
         Objects.requireNonNull(ledger, "ledger is required");
+        Objects.requireNonNull(pipeline, "pipeline is required");
+        Object maxPoll = runtime.kafka().get("max.poll.interval.ms");
+        long maxPollMillis = maxPoll == null ? 300_000 : Long.parseLong(maxPoll.toString());
+        long release = runtime.revokeTimeout().toMillis() + pipeline.releaseTimeout().toMillis()
+                + runtime.pollTimeout().toMillis();
+        if (release >= maxPollMillis) {
+            throw new IllegalArgumentException("runtime.revokeTimeout + pipeline.releaseTimeout + runtime.pollTimeout ("
+                    + release + " ms) must stay below runtime.kafka.max.poll.interval.ms (" + maxPollMillis + " ms)");
+        }
         Objects.requireNonNull(destinations, "destinations is required");
         Objects.requireNonNull(subscriptions, "subscriptions is required");
         if (statusMaxEntries < 1) {
@@ -265,8 +284,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         runtime.putIfAbsent(RuntimeConfig.PREFIX + "processingTimeout", DEFAULT_PROCESSING_TIMEOUT.toString());
 
         LedgerSettings ledger = new LedgerSettings(catalog.alertLedger().name(), groupId,
-                v.get("ledger.ackTimeout", Values::duration), v.get("ledger.rebuildClockSkew", Values::duration),
-                v.get("ledger.rebuildMaxRecords", Integer::parseInt), v.get("ledger.rebuildTimeout", Values::duration));
+                v.get("ledger.ackTimeout", Values::duration), v.get("ledger.dedupeHorizon", Values::duration),
+                v.get("ledger.windowMaxBytes", Long::parseLong), v.get("ledger.rebuildMaxRecords", Integer::parseInt),
+                v.get("ledger.rebuildTimeout", Values::duration), v.get("ledger.rebuildThreads", Integer::parseInt));
+        RuntimeConfig runtimeConfig = RuntimeConfig.from(runtime);
+        PipelineSettings pipeline = new PipelineSettings(catalog.changes().name(), catalog.pipelineStatus().name(),
+                runtimeConfig.initialBackoff(), runtimeConfig.maxBackoff(),
+                v.get("delivery.atMostOnceTypes", Values::types), v.get("pipeline.releaseTimeout", Values::duration),
+                v.get("pipeline.malformedMaxChars", Integer::parseInt));
         HttpSettings http = HttpSettings.DEFAULTS;
         if (v.get("destinations.allowPrivateAddresses", Values::bool)) {
             http = http.allowingPrivateAddresses();
@@ -321,7 +346,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 v.get("http.port", Integer::parseInt),
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
                         v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong)),
-                RuntimeConfig.from(runtime), ledger, destinations, subscriptions,
+                runtimeConfig, ledger, pipeline, destinations, subscriptions,
                 v.get("status.maxEntries", Integer::parseInt),
                 FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
                         FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
@@ -391,6 +416,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("runtime.processingTimeout", runtime.processingTimeout().toString());
         out.put("runtime.closeTimeout", runtime.closeTimeout().toString());
         out.put("ledger", ledger.toString());
+        out.put("pipeline", pipeline.toString());
         out.put("destinations", destinations.toString());
         out.put("status.maxEntries", Integer.toString(statusMaxEntries));
         out.put("filter", filter.limits().toString());
@@ -426,6 +452,22 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
 
         static Duration duration(String raw) {
             return Character.isDigit(raw.charAt(0)) ? Duration.ofMillis(Long.parseLong(raw)) : Duration.parse(raw);
+        }
+
+        /** A comma-separated list of the platform's destination type names ({@code Email,Slack}). */
+        static java.util.Set<SubscriptionType> types(String raw) {
+            java.util.Set<SubscriptionType> out = java.util.EnumSet.noneOf(SubscriptionType.class);
+            for (String name : raw.split(",")) {
+                String n = name.trim();
+                if (n.isEmpty()) {
+                    continue;
+                }
+                out.add(java.util.Arrays.stream(SubscriptionType.values())
+                        .filter(t -> io.changestream.topics.serde.Json.mapper().convertValue(t, String.class)
+                                .equalsIgnoreCase(n))
+                        .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown destination type " + n)));
+            }
+            return out;
         }
 
         static boolean bool(String raw) {

@@ -34,11 +34,33 @@ class AlertServiceConfigTest {
         assertEquals(AlertServiceConfig.DEFAULT_LANES, c.runtime().lanes());
         assertEquals(AlertServiceConfig.DEFAULT_MAX_ATTEMPTS, c.runtime().maxAttempts());
         assertEquals("cs.alert-ledger", c.ledger().topic());
-        assertEquals(Duration.ofSeconds(10), c.ledger().rebuildClockSkew());
+        assertEquals(Duration.ofHours(24), c.ledger().dedupeHorizon());
+        assertEquals(64L * 1024 * 1024, c.ledger().windowMaxBytes());
+        assertEquals(4, c.ledger().rebuildThreads());
+        assertEquals(java.util.Set.of(), c.pipeline().atMostOnceTypes());
+        assertEquals(Duration.ofSeconds(30), c.pipeline().releaseTimeout());
         assertEquals(1_000_000, c.ledger().rebuildMaxRecords());
         assertEquals("cs.subscriptions", c.subscriptions().topic());
         assertEquals(null, c.destinations().smtp());
         assertFalse(c.destinations().http().allowPrivateAddresses());
+    }
+
+    @Test
+    void atMostOnceTypesUseThePlatformNamesAndTheReleaseWaitFitsThePollInterval() {
+        Map<String, String> s = new HashMap<>(minimal());
+        s.put("delivery.atMostOnceTypes", "Email, Slack");
+        assertEquals(java.util.Set.of(io.changestream.topics.model.SubscriptionType.EMAIL,
+                io.changestream.topics.model.SubscriptionType.SLACK),
+                AlertServiceConfig.from(s, Map.of()).pipeline().atMostOnceTypes());
+        s.put("delivery.atMostOnceTypes", "Pigeon");
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> AlertServiceConfig.from(s, Map.of()));
+        assertTrue(bad.getMessage().contains("delivery.atMostOnceTypes"), bad.getMessage());
+        s.remove("delivery.atMostOnceTypes");
+        s.put("pipeline.releaseTimeout", "PT60S");
+        s.put("runtime.kafka.max.poll.interval.ms", "60000");
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class, () -> AlertServiceConfig.from(s, Map.of()));
+        assertTrue(tooLong.getMessage().contains("pipeline.releaseTimeout"), tooLong.getMessage());
     }
 
     @Test

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
+import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
@@ -180,27 +181,42 @@ class FailurePathsIT {
             assertFalse(dlq.containsKey(dead), "the dead endpoint's events waited, none was dead-lettered");
             assertTrue(status(port, dead).get("delivered").asLong() >= 1);
 
-            // a replay from the DLQ names one subscription: only that one gets the event again
+            // a replay from the DLQ names one subscription and re-sends only what was not delivered: a pair
+            // delivered before is skipped; a dead-lettered pair is delivered again, once, however often it is replayed
             ChangeEvent replayed = containers.get(0);
             String deadKey = dead + ":" + replayed.id();
             long deadHitsBefore = receiver.hits("/blackhole").stream()
                     .filter(h -> deadKey.equals(h.idempotencyKey())).count();
-            try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
-                         new org.apache.kafka.clients.producer.KafkaProducer<>(KafkaTestClients.producerProps(broker))) {
-                org.apache.kafka.clients.producer.ProducerRecord<String, String> record =
-                        new org.apache.kafka.clients.producer.ProducerRecord<>(catalog.changes().name(),
-                                replayed.entityId(), Serdes.changeEvent().toJson(replayed));
-                record.headers().add(io.changestream.alerts.pipeline.AlertProcessor.REPLAY_SUBSCRIPTION_HEADER,
-                        healthy.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                producer.send(record).get();
-            }
+            replay(catalog, replayed, healthy);
+            receiver.always("/rejected", 200);
+            replay(catalog, topic, rejected);
+            replay(catalog, topic, rejected);
+            Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> receiver.hits("/rejected").size() >= 2);
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> true);
+            assertEquals(2, receiver.hits("/rejected").size(), "the 400, then one delivery for two replays");
             String replayKey = healthy + ":" + replayed.id();
-            Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> receiver.hits("/healthy").stream()
-                    .filter(h -> replayKey.equals(h.idempotencyKey())).count() == 2);
-            Awaitility.await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> true);
+            assertEquals(1, receiver.hits("/healthy").stream().filter(h -> replayKey.equals(h.idempotencyKey()))
+                    .count(), "a replay of a delivered pair is not delivered again");
             assertEquals(deadHitsBefore, receiver.hits("/blackhole").stream()
                     .filter(h -> deadKey.equals(h.idempotencyKey())).count(),
                     "the other subscription of the event does not get the replay");
+
+            // a record that is not an event lands in the DLQ with its raw value, coordinates and the reason
+            try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                         new org.apache.kafka.clients.producer.KafkaProducer<>(KafkaTestClients.producerProps(broker))) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(catalog.changes().name(), 2,
+                        "bad-key", "{\"not\": \"an event\"")).get();
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> deadLetters(catalog).stream()
+                    .anyMatch(f -> f.subscriptionId().equals(AlertProcessor.MALFORMED_SUBSCRIPTION)));
+            FailedEvent malformed = deadLetters(catalog).stream()
+                    .filter(f -> f.subscriptionId().equals(AlertProcessor.MALFORMED_SUBSCRIPTION)).findFirst()
+                    .orElseThrow();
+            assertEquals(FailureSource.PUBLISHER, malformed.source());
+            assertTrue(malformed.reason().contains(catalog.changes().name() + "-2@"), malformed.reason());
+            assertEquals("{\"not\": \"an event\"", malformed.changeEvent().entity().get("raw").asText());
+            assertEquals(2, malformed.changeEvent().entity().get("partition").asInt());
+            assertEquals("bad-key", malformed.changeEvent().entity().get("key").asText());
 
             // no secret in responses, metrics or the printed config
             String everything = call(port, "GET", "/api/v1/events/subscriptions", null).body()
@@ -229,6 +245,19 @@ class FailurePathsIT {
                 assertEquals(400, a.status(), target + " must be refused: " + a.body());
                 assertTrue(a.body().contains("endpoint"), a.body());
             }
+        }
+    }
+
+    /** Produces an event as {@code ops dlq replay} does: to changes, with the subscription header. */
+    private void replay(TopicCatalog catalog, ChangeEvent event, String subscriptionId) throws Exception {
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(KafkaTestClients.producerProps(broker))) {
+            org.apache.kafka.clients.producer.ProducerRecord<String, String> record =
+                    new org.apache.kafka.clients.producer.ProducerRecord<>(catalog.changes().name(),
+                            event.entityId(), Serdes.changeEvent().toJson(event));
+            record.headers().add(AlertProcessor.REPLAY_SUBSCRIPTION_HEADER,
+                    subscriptionId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            producer.send(record).get();
         }
     }
 

@@ -31,6 +31,7 @@ final class Receiver implements AutoCloseable {
     private final Map<String, Deque<Integer>> scripts = new ConcurrentHashMap<>();
     private final Map<String, Integer> defaults = new ConcurrentHashMap<>();
     private final Map<String, java.util.concurrent.CountDownLatch> holds = new ConcurrentHashMap<>();
+    private final Map<String, Slow> slows = new ConcurrentHashMap<>();
 
     Receiver() {
         try {
@@ -51,6 +52,10 @@ final class Receiver implements AutoCloseable {
             }
             hits.add(new Hit(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"),
                     exchange.getRequestHeaders().getFirst("X-OM-Signature"), json, raw));
+            Slow slow = slows.get(path);
+            if (slow != null && slow.counter.incrementAndGet() % slow.every == 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(slow.delay.toNanos()); // a slow receiver
+            }
             java.util.concurrent.CountDownLatch hold = holds.get(path);
             if (hold != null) {
                 try {
@@ -90,6 +95,15 @@ final class Receiver implements AutoCloseable {
     Receiver always(String path, int status) {
         defaults.put(path, status);
         return this;
+    }
+
+    /** Every {@code every}-th request to {@code path} is answered only after {@code delay}. */
+    Receiver slowEvery(String path, int every, java.time.Duration delay) {
+        slows.put(path, new Slow(every, delay, new java.util.concurrent.atomic.AtomicInteger()));
+        return this;
+    }
+
+    private record Slow(int every, java.time.Duration delay, java.util.concurrent.atomic.AtomicInteger counter) {
     }
 
     /** Requests to {@code path} hang (a black hole) until {@link #release}. */

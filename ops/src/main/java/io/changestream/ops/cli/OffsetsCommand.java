@@ -3,13 +3,20 @@ package io.changestream.ops.cli;
 import io.changestream.ops.offsets.GroupOffsets;
 import io.changestream.ops.offsets.OffsetReset;
 import io.changestream.ops.offsets.PartitionPlan;
+import io.changestream.ops.offsets.ResetMarkers;
 import io.changestream.ops.offsets.ResetPlan;
 import io.changestream.ops.offsets.ResetStrategy;
 import io.changestream.ops.offsets.TopicSelection;
+import io.changestream.topics.TopicCatalog;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,7 +60,10 @@ final class OffsetsCommand extends ParentCommand {
     @Command(name = "reset", mixinStandardHelpOptions = true,
             description = {"Reset a group's committed offsets, with the semantics of kafka-consumer-groups "
                     + "--reset-offsets. Prints the plan; commits it only with --execute.",
-                    "Refuses (exit 1) while the group has active members."})
+                    "Refuses (exit 1) while the group has active members.",
+                    "For an alert group, --execute also writes a reset marker per partition to the alert-ledger: "
+                            + "the group re-delivers from the new offsets (receivers see the same Idempotency-Key). "
+                            + "--skip-delivered keeps dedupe: only what the group did not deliver yet is sent."})
     static final class Reset extends GroupCommand {
 
         @ArgGroup(exclusive = true, multiplicity = "1")
@@ -64,6 +74,15 @@ final class OffsetsCommand extends ParentCommand {
 
         @ArgGroup(exclusive = true, multiplicity = "0..1")
         Mode mode;
+
+        @Option(names = "--skip-delivered", description = "With --execute: write no reset marker, so the alert "
+                + "service still skips pairs it delivered (within ledger.dedupeHorizon) and sends only the rest.")
+        boolean skipDelivered;
+
+        @Option(names = "--namespace", defaultValue = TopicCatalog.DEFAULT_NAMESPACE,
+                description = "Topic name prefix of the alert-ledger the reset marker goes to (default "
+                        + "${DEFAULT-VALUE}).")
+        String namespace;
 
         static final class Scope {
             @Option(names = "--topic", paramLabel = "TOPIC[:P,P]", description = "A topic, optionally with "
@@ -118,8 +137,29 @@ final class OffsetsCommand extends ParentCommand {
                     plan = reset.execute(plan);
                 }
                 print(plan, spec.commandLine().getOut());
+                if (execute) {
+                    mark(launcher, admin, plan, spec.commandLine().getOut());
+                }
             }
             return Launcher.OK;
+        }
+
+        /** Writes the reset markers unless {@code --skip-delivered}; says what the alert service will do. */
+        private void mark(Launcher launcher, Admin admin, ResetPlan plan, PrintWriter out) {
+            String ledger = new TopicCatalog(namespace).alertLedger().name();
+            if (skipDelivered) {
+                out.println("--skip-delivered: no reset marker; the alert service skips what the group already "
+                        + "delivered and sends the rest.");
+                return;
+            }
+            try (Producer<String, String> producer = new KafkaProducer<>(kafka.properties(launcher.env()).with(
+                    Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.CLIENT_ID_CONFIG, "changestream-ops")),
+                    new StringSerializer(), new StringSerializer())) {
+                int written = new ResetMarkers(admin, producer, launcher.clock(), kafka.timeout).write(plan, ledger);
+                out.println(written == 0 ? "No " + ledger + " topic: no reset marker written."
+                        : "Wrote " + written + " reset marker(s) to " + ledger + ": the group re-delivers from the "
+                        + "new offsets.");
+            }
         }
 
         private ResetStrategy strategy() {
