@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.logs.engine.TailerManager;
-import io.changestream.logs.source.FakePipelineService;
+import io.changestream.logs.source.AirflowPluginServer;
 import io.changestream.topics.model.LogStreamEvent;
 import io.changestream.topics.model.LogStreamEvent.EventType;
 import java.net.URI;
@@ -119,21 +119,22 @@ class LogsApiIT {
     }
 
     @Test
-    void aRunNotInStorageIsStreamedFromThePipelineService() throws Exception {
-        try (FakePipelineService service = new FakePipelineService()) {
-            start(Map.of("pipelineService.url", service.base().toString()));
+    void aRunNotInStorageIsStreamedFromTheAirflowPlugin() throws Exception {
+        try (AirflowPluginServer airflow = new AirflowPluginServer()) {
+            start(Map.of("airflow.url", airflow.base().toString(), "airflow.username", AirflowPluginServer.USER,
+                    "airflow.password", AirflowPluginServer.PASSWORD));
             Path stored = run("svc.pipe", "r1");
             append(stored, "from storage\n");
-            service.append("from the service\n");
-            try (SseClient fromService = SseClient.open(http, uri(BASE + "svc.pipe/stream/scheduled__1"),
+            airflow.append("pipe", "ingestion_task", "from airflow\n");
+            try (SseClient fromAirflow = SseClient.open(http, uri(BASE + "svc.pipe/stream/scheduled__1"),
                     TestConfigs.TOKEN, true);
                  SseClient fromStorage = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN,
                          true)) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> fromService.text().equals("from the service\n"));
-                assertEquals("0:17", fromService.last().after());
+                await().atMost(Duration.ofSeconds(10)).until(() -> fromAirflow.text().equals("from airflow\n"));
+                assertEquals("0:13", fromAirflow.last().after());
                 await().atMost(Duration.ofSeconds(10)).until(() -> fromStorage.text().equals("from storage\n"));
-                service.append("more\n");
-                await().atMost(Duration.ofSeconds(10)).until(() -> fromService.text().endsWith("service\nmore\n"));
+                airflow.append("pipe", "ingestion_task", "more\n");
+                await().atMost(Duration.ofSeconds(10)).until(() -> fromAirflow.text().endsWith("airflow\nmore\n"));
             }
         }
     }

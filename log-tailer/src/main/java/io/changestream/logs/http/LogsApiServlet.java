@@ -7,6 +7,7 @@ import io.changestream.logs.engine.StreamSettings;
 import io.changestream.logs.engine.TailerManager;
 import io.changestream.logs.engine.Viewer;
 import io.changestream.logs.source.LogSource;
+import io.changestream.logs.source.MissingLogException;
 import io.changestream.logs.source.Page;
 import io.changestream.logs.source.PathNames;
 import io.changestream.logs.source.SourceResolver;
@@ -19,7 +20,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -31,7 +34,11 @@ import java.util.Optional;
  * {@code Accept: text/event-stream} (browsers do, {@code curl -N} does not).</li>
  * <li>{@code GET {fqn}/last?runId=&after=} — one page as JSON: {@code runId, logs, after, more, truncated}.</li>
  * <li>{@code GET {fqn}/last/download?runId=} — the whole run as {@code text/plain}, streamed page by page.</li>
+ * <li>{@code GET {fqn}/runs?limit=} — the pipeline's recent runs, newest first: {@code {"runs": [{runId, modified,
+ * source}]}} (storage and object storage, plus the status view's newest run).</li>
  * </ul>
+ * A client's mistake is a 4xx naming the parameter, never a 500: unsafe names 400, unknown pipeline or run 404, a
+ * newest run from the status view that is not a safe name falls back to the newest stored run.
  * {@code {fqn}} is the FQN or a configured id; no or a wrong bearer token gives 401 before anything opens. A plain
  * servlet (not a Javalin route) so the stream is written with non-blocking output; Jetty request threads call it.
  */
@@ -41,6 +48,9 @@ public final class LogsApiServlet extends HttpServlet {
     public static final String PATH = "/api/v1/services/ingestionPipelines/logs";
     private static final long serialVersionUID = 1L;
     private static final int HTTP_2 = 20;
+    private static final int MAX_CURSOR_LENGTH = 64;
+    private static final int DEFAULT_RUNS = 20;
+    private static final int MAX_RUNS = 200;
 
     private final transient BearerAuth auth;
     private final transient PipelineRegistry registry;
@@ -57,6 +67,18 @@ public final class LogsApiServlet extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        try {
+            route(req, resp);
+        } catch (IllegalArgumentException e) {
+            // a name or parameter a check above missed: still the client's mistake, and the message names it
+            if (resp.isCommitted()) {
+                throw e;
+            }
+            json(resp, 400, Map.of("code", 400, "message", e.getMessage() == null ? "bad request" : e.getMessage()));
+        }
+    }
+
+    private void route(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         if (!auth.allows(req.getHeader("Authorization"))) {
             resp.setHeader("WWW-Authenticate", "Bearer");
             json(resp, 401, Map.of("code", 401, "message", "A valid bearer token is required."));
@@ -70,6 +92,8 @@ public final class LogsApiServlet extends HttpServlet {
             last(req, resp, parts[0], false);
         } else if (parts.length == 3 && parts[1].equals("last") && parts[2].equals("download")) {
             last(req, resp, parts[0], true);
+        } else if (parts.length == 2 && parts[1].equals("runs")) {
+            runs(req, resp, parts[0]);
         } else {
             json(resp, 404, Map.of("code", 404, "message", "No such endpoint."));
         }
@@ -116,6 +140,12 @@ public final class LogsApiServlet extends HttpServlet {
             json(resp, 400, Map.of("code", 400, "message", problem));
             return;
         }
+        String after = blankToNull(req.getParameter("after"));
+        if (after != null && after.length() > MAX_CURSOR_LENGTH) {
+            json(resp, 400, Map.of("code", 400, "message", "after is longer than " + MAX_CURSOR_LENGTH
+                    + " characters"));
+            return;
+        }
         Optional<String> fqn = registry.resolve(fqnOrId);
         Optional<String> runId = fqn.flatMap(f -> requestedRun != null ? Optional.of(requestedRun)
                 : registry.latestRun(f));
@@ -131,8 +161,7 @@ public final class LogsApiServlet extends HttpServlet {
                 download(resp, fqn.get(), runId.get(), opened, settings);
                 return;
             }
-            Page page = opened.read(blankToNull(req.getParameter("after")), settings.linesPerRead(),
-                    settings.maxBytesPerTick());
+            Page page = opened.read(after, settings.linesPerRead(), settings.maxBytesPerTick());
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("runId", runId.get());
             body.put("logs", page.text());
@@ -142,12 +171,54 @@ public final class LogsApiServlet extends HttpServlet {
             json(resp, 200, body);
         } catch (SourceUnavailableException e) {
             json(resp, 410, Map.of("code", 410, "message", e.getMessage()));
+        } catch (MissingLogException e) {
+            if (resp.isCommitted()) {
+                throw e;
+            }
+            json(resp, 404, Map.of("code", 404, "message", "No logs for this pipeline run: " + e.getMessage()));
         } catch (IOException e) {
             if (resp.isCommitted()) {
                 throw e;
             }
             json(resp, 503, Map.of("code", 503, "message", "The log backend is not answering; retry shortly."));
         }
+    }
+
+    private void runs(HttpServletRequest req, HttpServletResponse resp, String fqnOrId) throws IOException {
+        String problem = PathNames.problem("pipeline fqn", fqnOrId);
+        int limit = DEFAULT_RUNS;
+        String given = blankToNull(req.getParameter("limit"));
+        if (given != null) {
+            try {
+                limit = Integer.parseInt(given);
+            } catch (NumberFormatException e) {
+                limit = -1;
+            }
+            if (problem == null && (limit < 1 || limit > MAX_RUNS)) {
+                problem = "limit must be a whole number in [1, " + MAX_RUNS + "], was '" + given + "'";
+            }
+        }
+        if (problem != null) {
+            json(resp, 400, Map.of("code", 400, "message", problem));
+            return;
+        }
+        Optional<String> fqn = registry.resolve(fqnOrId);
+        if (fqn.isEmpty()) {
+            json(resp, 404, Map.of("code", 404, "message", "Unknown ingestion pipeline " + fqnOrId + "."));
+            return;
+        }
+        List<Map<String, Object>> runs = new ArrayList<>();
+        registry.recentRuns(fqn.get(), limit).forEach(run -> {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("runId", run.runId());
+            row.put("modified", run.modified() == null ? null : run.modified().toString());
+            row.put("source", run.source());
+            runs.add(row);
+        });
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("pipelineFqn", fqn.get());
+        body.put("runs", runs);
+        json(resp, 200, body);
     }
 
     private static void download(HttpServletResponse resp, String fqn, String runId, LogSource source,
