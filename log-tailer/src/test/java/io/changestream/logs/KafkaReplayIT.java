@@ -8,7 +8,12 @@ import io.changestream.logs.engine.LogMetrics.ReplayKind;
 import io.changestream.topics.model.LogStreamEvent;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.KafkaTestClients;
 import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.PipelineRunStatus;
+import io.changestream.topics.model.PipelineState;
+import io.changestream.topics.serde.Serdes;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
@@ -99,6 +104,39 @@ class KafkaReplayIT {
                     assertTrue(expired.text().endsWith("l7\n"), expired.text());
                     assertEquals(1.0, b.manager().metrics().replays(ReplayKind.TRUNCATED));
                 }
+            }
+        }
+    }
+
+    @Test
+    void pagingWithoutRunIdFallsBackWhenTheStatusViewsNewestRunIdIsUnsafe() throws Exception {
+        KafkaBroker broker = Brokers.shared();
+        TopicCatalog catalog = TestTopics.create(broker);
+        Path stored = Files.createDirectories(root.resolve("logs/svc.pipe/r-stored")).resolve("logs.txt");
+        Files.writeString(stored, "stored line\n");
+        long now = System.currentTimeMillis();
+        PipelineRunStatus bad = new PipelineRunStatus("svc.pipe", "..\\..\\secrets", PipelineState.RUNNING, now,
+                null, now);
+        PipelineRunStatus marker = new PipelineRunStatus("svc.other", "r-ok", PipelineState.RUNNING, now, null, now);
+        // one partition, bad record first: once the marker is visible, so is the bad run id
+        KafkaTestClients.produce(broker, List.of(
+                new ProducerRecord<>(catalog.pipelineStatus().name(), 0, bad.key(),
+                        Serdes.pipelineRunStatus().toJson(bad)),
+                new ProducerRecord<>(catalog.pipelineStatus().name(), 0, marker.key(),
+                        Serdes.pipelineRunStatus().toJson(marker))));
+        try (LogTailerServer server = LogTailerServer.start(config(broker, catalog, "a"))) {
+            String base = "http://127.0.0.1:" + server.port() + "/api/v1/services/ingestionPipelines/logs/svc.pipe";
+            java.net.http.HttpRequest.Builder get = java.net.http.HttpRequest.newBuilder().header("Authorization",
+                    "Bearer t");
+            await().atMost(Duration.ofSeconds(20)).until(() -> http.send(get.uri(URI.create(base.replace("svc.pipe",
+                    "svc.other") + "/runs")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body()
+                    .contains("r-ok"));
+            for (String path : List.of("/last", "/last/download", "/runs")) {
+                java.net.http.HttpResponse<String> answer = http.send(get.uri(URI.create(base + path)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, answer.statusCode(), path + ": " + answer.body());
+                assertTrue(answer.body().contains("stored line") || path.equals("/runs"), answer.body());
+                assertTrue(!answer.body().contains("secrets"), answer.body());
             }
         }
     }
