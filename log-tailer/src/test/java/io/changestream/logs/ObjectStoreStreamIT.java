@@ -29,8 +29,6 @@ class ObjectStoreStreamIT {
     private static final String BASE = "/api/v1/services/ingestionPipelines/logs/";
 
     @TempDir
-    static Path dir;
-    @TempDir
     Path root;
     private static S3MockServer s3mock;
     private static S3Client writer;
@@ -39,7 +37,7 @@ class ObjectStoreStreamIT {
 
     @BeforeAll
     static void startS3() throws Exception {
-        s3mock = S3MockServer.start(dir);
+        s3mock = S3MockServer.shared();
         writer = S3Client.builder().endpointOverride(s3mock.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("k", "s"))).build();
     }
@@ -48,9 +46,6 @@ class ObjectStoreStreamIT {
     static void stopS3() {
         if (writer != null) {
             writer.close();
-        }
-        if (s3mock != null) {
-            s3mock.close();
         }
     }
 
@@ -104,21 +99,21 @@ class ObjectStoreStreamIT {
     @Test
     void pagingRunsListMissingRunsAndTraversalAreClientAnswers() throws Exception {
         start();
-        flush("svc.pipe", "older", "old\n");
+        flush("svc.paged", "older", "old\n");
         Thread.sleep(1100); // S3 LastModified has one-second resolution
-        flush("svc.pipe", "newer", "new\n");
-        HttpResponse<String> runs = get(BASE + "svc.pipe/runs");
+        flush("svc.paged", "newer", "new\n");
+        HttpResponse<String> runs = get(BASE + "svc.paged/runs");
         assertEquals(200, runs.statusCode(), runs.body());
         assertTrue(runs.body().indexOf("\"newer\"") < runs.body().indexOf("\"older\""), runs.body());
-        HttpResponse<String> last = get(BASE + "svc.pipe/last");
+        HttpResponse<String> last = get(BASE + "svc.paged/last");
         assertEquals(200, last.statusCode(), last.body());
         assertTrue(last.body().contains("\"runId\":\"newer\"") && last.body().contains("\"logs\":\"new\\n\""),
                 last.body());
-        assertEquals("old\n", get(BASE + "svc.pipe/last/download?runId=older").body());
-        HttpResponse<String> missing = get(BASE + "svc.pipe/last?runId=never");
+        assertEquals("old\n", get(BASE + "svc.paged/last/download?runId=older").body());
+        HttpResponse<String> missing = get(BASE + "svc.paged/last?runId=never");
         assertEquals(404, missing.statusCode(), missing.body());
-        for (String bad : new String[] {"svc.pipe/last?runId=..", "..%2Fetc/last", "svc.pipe/stream/a%2F..%2Fb",
-                "svc.pipe/runs?limit=0", "svc.pipe/last?runId=x&after=" + "9".repeat(100)}) {
+        for (String bad : new String[] {"svc.paged/last?runId=..", "..%2Fetc/last", "svc.paged/stream/a%2F..%2Fb",
+                "svc.paged/runs?limit=0", "svc.paged/last?runId=x&after=" + "9".repeat(100)}) {
             HttpResponse<String> answer = get(BASE + bad);
             assertTrue(answer.statusCode() == 400 || answer.statusCode() == 404, bad + " -> " + answer.statusCode()
                     + " " + answer.body());

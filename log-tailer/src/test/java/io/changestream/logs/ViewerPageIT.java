@@ -87,6 +87,13 @@ class ViewerPageIT {
         Files.write(dir.resolve(name + ".png"), browser.getScreenshotAs(OutputType.BYTES));
     }
 
+    /** A viewer of {@code svc.pipe/run} outside the browser (it keeps the run's reader going). */
+    private SseClient streamFromTheTest(String run) throws Exception {
+        return SseClient.open(java.net.http.HttpClient.newHttpClient(), java.net.URI.create("http://127.0.0.1:"
+                + server.port() + "/api/v1/services/ingestionPipelines/logs/svc.pipe/stream/" + run),
+                TestConfigs.TOKEN, true);
+    }
+
     private String page(String query) {
         return "http://127.0.0.1:" + server.port() + "/ui/logs.html?" + query + "#token=" + TestConfigs.TOKEN;
     }
@@ -122,9 +129,7 @@ class ViewerPageIT {
     void anErrorEventThatSaysToStopIsNeverRetried() throws Exception {
         server = LogTailerServer.start(TestConfigs.config(root, Map.of("stream.maxActiveRuns", "1")));
         Files.createDirectories(root.resolve("svc.pipe/r0"));
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        try (SseClient holder = SseClient.open(http, java.net.URI.create("http://127.0.0.1:" + server.port()
-                + "/api/v1/services/ingestionPipelines/logs/svc.pipe/stream/r0"), TestConfigs.TOKEN, true)) {
+        try (SseClient holder = streamFromTheTest("r0")) {
             await().atMost(Duration.ofSeconds(10)).until(() -> server.manager().activeRuns() == 1);
             browser.get(page("fqn=svc.pipe&runId=r1&retryMs=50"));
             await().atMost(Duration.ofSeconds(20)).until(() -> status().startsWith("error:"));
@@ -144,9 +149,7 @@ class ViewerPageIT {
             all.append("line ").append(i).append('\n');
         }
         append(all.toString());
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        try (SseClient holder = SseClient.open(http, java.net.URI.create("http://127.0.0.1:" + server.port()
-                + "/api/v1/services/ingestionPipelines/logs/svc.pipe/stream/r1"), TestConfigs.TOKEN, true)) {
+        try (SseClient holder = streamFromTheTest("r1")) {
             await().atMost(Duration.ofSeconds(10)).until(() -> holder.text().equals(all.toString()));
             // cursor 3 is older than the reader's 4-byte memory and there is no replay topic: truncated
             browser.get(page("fqn=svc.pipe&runId=r1&after=3&retryMs=100"));

@@ -74,14 +74,14 @@ public final class LogsApiServlet extends HttpServlet {
             if (resp.isCommitted()) {
                 throw e;
             }
-            json(resp, 400, Map.of("code", 400, "message", e.getMessage() == null ? "bad request" : e.getMessage()));
+            error(resp, 400, e.getMessage() == null ? "bad request" : e.getMessage());
         }
     }
 
     private void route(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         if (!auth.allows(req.getHeader("Authorization"))) {
             resp.setHeader("WWW-Authenticate", "Bearer");
-            json(resp, 401, Map.of("code", 401, "message", "A valid bearer token is required."));
+            error(resp, 401, "A valid bearer token is required.");
             return;
         }
         String path = req.getPathInfo() == null ? "" : req.getPathInfo();
@@ -95,7 +95,7 @@ public final class LogsApiServlet extends HttpServlet {
         } else if (parts.length == 2 && parts[1].equals("runs")) {
             runs(req, resp, parts[0]);
         } else {
-            json(resp, 404, Map.of("code", 404, "message", "No such endpoint."));
+            error(resp, 404, "No such endpoint.");
         }
     }
 
@@ -103,12 +103,12 @@ public final class LogsApiServlet extends HttpServlet {
             throws IOException {
         String problem = firstProblem(fqnOrId, runId);
         if (problem != null) {
-            json(resp, 400, Map.of("code", 400, "message", problem));
+            error(resp, 400, problem);
             return;
         }
         Optional<String> fqn = registry.resolve(fqnOrId);
         if (fqn.isEmpty()) {
-            json(resp, 404, Map.of("code", 404, "message", "Unknown ingestion pipeline " + fqnOrId + "."));
+            error(resp, 404, "Unknown ingestion pipeline " + fqnOrId + ".");
             return;
         }
         String after = blankToNull(req.getParameter("after"));
@@ -137,13 +137,12 @@ public final class LogsApiServlet extends HttpServlet {
         String requestedRun = blankToNull(req.getParameter("runId"));
         String problem = firstProblem(fqnOrId, requestedRun == null ? "x" : requestedRun);
         if (problem != null) {
-            json(resp, 400, Map.of("code", 400, "message", problem));
+            error(resp, 400, problem);
             return;
         }
         String after = blankToNull(req.getParameter("after"));
         if (after != null && after.length() > MAX_CURSOR_LENGTH) {
-            json(resp, 400, Map.of("code", 400, "message", "after is longer than " + MAX_CURSOR_LENGTH
-                    + " characters"));
+            error(resp, 400, "after is longer than " + MAX_CURSOR_LENGTH + " characters");
             return;
         }
         Optional<String> fqn = registry.resolve(fqnOrId);
@@ -151,8 +150,8 @@ public final class LogsApiServlet extends HttpServlet {
                 : registry.latestRun(f));
         Optional<LogSource> source = runId.flatMap(r -> sources.resolve(fqn.get(), r));
         if (source.isEmpty()) {
-            json(resp, 404, Map.of("code", 404, "message", fqn.isEmpty() ? "Unknown ingestion pipeline " + fqnOrId
-                    + "." : "No logs for this pipeline run."));
+            error(resp, 404, fqn.isEmpty() ? "Unknown ingestion pipeline " + fqnOrId + "."
+                    : "No logs for this pipeline run.");
             return;
         }
         StreamSettings settings = manager.settings();
@@ -170,17 +169,17 @@ public final class LogsApiServlet extends HttpServlet {
             body.put("truncated", page.restarted());
             json(resp, 200, body);
         } catch (SourceUnavailableException e) {
-            json(resp, 410, Map.of("code", 410, "message", e.getMessage()));
+            error(resp, 410, e.getMessage());
         } catch (MissingLogException e) {
             if (resp.isCommitted()) {
                 throw e;
             }
-            json(resp, 404, Map.of("code", 404, "message", "No logs for this pipeline run: " + e.getMessage()));
+            error(resp, 404, "No logs for this pipeline run: " + e.getMessage());
         } catch (IOException e) {
             if (resp.isCommitted()) {
                 throw e;
             }
-            json(resp, 503, Map.of("code", 503, "message", "The log backend is not answering; retry shortly."));
+            error(resp, 503, "The log backend is not answering; retry shortly.");
         }
     }
 
@@ -199,12 +198,12 @@ public final class LogsApiServlet extends HttpServlet {
             }
         }
         if (problem != null) {
-            json(resp, 400, Map.of("code", 400, "message", problem));
+            error(resp, 400, problem);
             return;
         }
         Optional<String> fqn = registry.resolve(fqnOrId);
         if (fqn.isEmpty()) {
-            json(resp, 404, Map.of("code", 404, "message", "Unknown ingestion pipeline " + fqnOrId + "."));
+            error(resp, 404, "Unknown ingestion pipeline " + fqnOrId + ".");
             return;
         }
         List<Map<String, Object>> runs = new ArrayList<>();
@@ -257,6 +256,11 @@ public final class LogsApiServlet extends HttpServlet {
 
     private static String blankToNull(String value) {
         return value == null || value.isBlank() ? null : value;
+    }
+
+    /** The platform's error body {@code {"code": status, "message": ...}}. */
+    private static void error(HttpServletResponse resp, int status, String message) throws IOException {
+        json(resp, status, Map.of("code", status, "message", message));
     }
 
     private static void json(HttpServletResponse resp, int status, Map<String, ?> body) throws IOException {

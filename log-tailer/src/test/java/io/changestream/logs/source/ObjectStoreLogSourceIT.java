@@ -7,28 +7,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** The object-storage source with the real AWS SDK client against a real S3-protocol server (S3Mock). */
 class ObjectStoreLogSourceIT {
 
-    @TempDir
-    static Path dir;
     private static S3MockServer s3mock;
     private static ObjectStoreSettings settings;
     private static S3Client s3;
 
     @BeforeAll
     static void startS3() throws IOException {
-        s3mock = S3MockServer.start(dir);
+        s3mock = S3MockServer.shared();
         settings = settings(s3mock.endpoint().toString(), Duration.ofSeconds(5));
         s3 = SourceResolver.client(settings);
     }
@@ -37,9 +33,6 @@ class ObjectStoreLogSourceIT {
     static void stopS3() {
         if (s3 != null) {
             s3.close();
-        }
-        if (s3mock != null) {
-            s3mock.close();
         }
     }
 

@@ -14,13 +14,15 @@ import java.util.List;
  * Adobe S3Mock (the S3 protocol: buckets, objects, ranged GETs, ListObjectsV2) as a child process, from the exec jar
  * the build copies to {@code target/s3mock}. A child process because its Spring Boot and Tomcat would clash with
  * the log-tailer's Jetty on one classpath. One bucket, {@link #BUCKET}, created at start. S3Mock accepts any
- * credentials (it does not check signatures).
+ * credentials (it does not check signatures). {@link #shared()} starts one per test JVM (a start takes 7-30 s).
  */
 public final class S3MockServer implements AutoCloseable {
 
     /** The bucket created at start. */
     public static final String BUCKET = "openmetadata-logs";
     private static final Path JAR = Path.of("target/s3mock/s3mock-exec.jar");
+
+    private static S3MockServer shared;
 
     private final Process process;
     private final int port;
@@ -30,6 +32,17 @@ public final class S3MockServer implements AutoCloseable {
         this.process = process;
         this.port = port;
         this.output = output;
+    }
+
+    /** The test JVM's one S3Mock, started on first use, stopped when the JVM exits. */
+    public static synchronized S3MockServer shared() throws IOException {
+        if (shared == null) {
+            Path dir = Files.createTempDirectory("s3mock");
+            shared = start(dir);
+            S3MockServer started = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "s3mock-stop"));
+        }
+        return shared;
     }
 
     /** Starts S3Mock with its store under {@code dir} and waits until it serves (bounded: 90 s on a busy host). */
