@@ -126,7 +126,7 @@ public final class LogsApiServlet extends HttpServlet {
         Optional<LogSource> source = sources.resolve(fqn.get(), runId);
         if (source.isEmpty()) {
             manager.refuse(viewer, after, "No log backend holds run " + runId + " of pipeline " + fqn.get()
-                    + ". Configure log storage or a pipeline service.", Refusal.NO_BACKEND);
+                    + ". Configure storage.root, s3.bucket or airflow.url.", Refusal.NO_BACKEND);
             return;
         }
         manager.open(fqn.get(), runId, source.get(), after, viewer);

@@ -10,7 +10,7 @@ import java.io.IOException;
  */
 public interface LogSource extends AutoCloseable {
 
-    /** Short name of the backend kind, part of the tailer key: {@code storage} or {@code service}. */
+    /** Short name of the backend kind, part of the tailer key: {@code storage}, {@code s3} or {@code airflow}. */
     String kind();
 
     /** The cursor at the beginning of the run's log. */
