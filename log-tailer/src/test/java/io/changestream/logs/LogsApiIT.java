@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -62,6 +63,31 @@ class LogsApiIT {
             req.header("Authorization", "Bearer " + token);
         }
         return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void noRouteAnswers5xxForAClientsMistake() throws Exception {
+        start(Map.of());
+        append(run("svc.pipe", "r1"), "a\n");
+        String longName = "x".repeat(600);
+        List<String> paths = List.of("/api/v1/services/ingestionPipelines/logs/", BASE + "svc.pipe",
+                BASE + "svc.pipe/unknown", BASE + "svc.pipe/stream", BASE + "svc.pipe/stream/", BASE + "../x/last",
+                BASE + "svc.pipe/stream/..", BASE + "svc.pipe/stream/a%5Cb", BASE + "svc.pipe/stream/a%00b",
+                BASE + longName + "/last", BASE + "svc.pipe/last?runId=" + longName, BASE + "svc.pipe/last?runId=..",
+                BASE + "svc.pipe/last?runId=r1&after=-5", BASE + "svc.pipe/last?runId=r1&after=x%00y",
+                BASE + "svc.pipe/last?runId=r1&after=" + "1".repeat(80), BASE + "svc.pipe/last/download?runId=%2e%2e",
+                BASE + "svc.pipe/last/download?runId=nope", BASE + "nope.pipe/last", BASE + "svc.pipe/runs?limit=abc",
+                BASE + "svc.pipe/runs?limit=100000", BASE + "svc.pipe/runs?limit=-1", BASE + "..%2F..%2Fetc/runs",
+                "/health/live?x=%25zz", "/ui/logs.html?fqn=%00", "/nope", "/metrics/x");
+        for (String path : paths) {
+            for (String token : new String[] {TestConfigs.TOKEN, null, "wrong"}) {
+                HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + server.port() + path)).header("Authorization", token == null ? "Basic eDp5" : "Bearer "
+                        + token).GET().build(), HttpResponse.BodyHandlers.ofString());
+                assertTrue(answer.statusCode() < 500, path + " (token " + token + ") -> " + answer.statusCode() + " "
+                        + answer.body());
+            }
+        }
     }
 
     @Test
