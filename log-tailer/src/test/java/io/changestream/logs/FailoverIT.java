@@ -31,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two log-tailer processes over one storage root and one broker; the one a viewer streams from is killed with
  * SIGKILL mid-run. The viewer reconnects to the other with its last cursor and, with what it had, holds every line
- * exactly once — resumed through the other server's Kafka replay, since that server's own reader is already past
- * the cursor (a second viewer watches it from the start).
+ * exactly once — although that server's own reader is already past the cursor (a second viewer watches it from the
+ * start) and the killed server never published the chunk after it: the topic has no chain from there, so the viewer
+ * gets a reader of its own that reads the backend from its cursor.
  */
 class FailoverIT {
 
@@ -125,11 +126,18 @@ class FailoverIT {
                     .reduce((x, y) -> y).orElseThrow().after();
             String before = viewer.text();
             try (SseClient resumed = open(b, cursor)) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> (before + resumed.text()).length()
-                        >= lines(0, LINES).length());
+                try {
+                    await().atMost(Duration.ofSeconds(60)).until(() -> (before + resumed.text()).length()
+                            >= lines(0, LINES).length());
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError("resumed from " + cursor + " after " + before.split("\n").length
+                            + " lines; got " + resumed.events.size() + " events, truncated "
+                            + resumed.events.stream().anyMatch(x -> Boolean.TRUE.equals(x.truncated())) + ", ended "
+                            + resumed.ended + ", text starts " + resumed.text().substring(0,
+                            Math.min(80, resumed.text().length())).replace("\n", "|") + ", last "
+                            + (resumed.events.isEmpty() ? null : resumed.last()), e);
+                }
                 assertEquals(lines(0, LINES), before + resumed.text(), "every line exactly once, in order");
-                assertTrue(resumed.events.stream().anyMatch(e -> Boolean.TRUE.equals(e.replay())),
-                        "the other server replayed what its own reader had passed");
                 assertTrue(resumed.events.stream().noneMatch(e -> Boolean.TRUE.equals(e.truncated())));
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> watcherOnB.text().length()

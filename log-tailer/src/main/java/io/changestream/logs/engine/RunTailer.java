@@ -152,6 +152,23 @@ public final class RunTailer {
         }
     }
 
+    /**
+     * Takes back a viewer whose {@link NeedsReplay} could not be served, sending it nothing: its held live frames are
+     * dropped and it is not closed, so another reader can take it over. The last viewer leaving ends the tailer.
+     */
+    public synchronized void handOver(Viewer viewer) {
+        viewers.remove(viewer);
+        viewer.dropHeld();
+        if (viewers.isEmpty()) {
+            stop();
+        }
+    }
+
+    /** The source this tailer reads. */
+    public LogSource source() {
+        return source;
+    }
+
     /** Detaches a viewer; the last one leaving ends the tailer, so an unwatched run is never read. */
     public synchronized void detach(Viewer viewer) {
         viewers.remove(viewer);

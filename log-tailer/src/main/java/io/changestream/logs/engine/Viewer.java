@@ -139,6 +139,12 @@ public final class Viewer {
         return heartbeat();
     }
 
+    /** Drops the live frames held back so far (they came from a reader this viewer is leaving); keeps holding. */
+    synchronized void dropHeld() {
+        held.clear();
+        heldBytes = 0;
+    }
+
     /** From now on live frames are held back (a replay is being prepared). */
     synchronized void hold() {
         holding = true;

@@ -30,6 +30,14 @@ public interface LogSource extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * A source of the same run for a second reader (a viewer catching up from a cursor no other reader can serve):
+     * a new instance when this one keeps per-reader state, else this one.
+     */
+    default LogSource reopen() {
+        return this;
+    }
+
     /** Releases what the source keeps open (a file handle); reading again reopens it. Idempotent. */
     @Override
     default void close() {
