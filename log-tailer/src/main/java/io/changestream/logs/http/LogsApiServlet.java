@@ -101,14 +101,8 @@ public final class LogsApiServlet extends HttpServlet {
 
     private void stream(HttpServletRequest req, HttpServletResponse resp, String fqnOrId, String runId)
             throws IOException {
-        String problem = firstProblem(fqnOrId, runId);
-        if (problem != null) {
-            error(resp, 400, problem);
-            return;
-        }
-        Optional<String> fqn = registry.resolve(fqnOrId);
+        Optional<String> fqn = knownPipeline(resp, fqnOrId, firstProblem(fqnOrId, runId));
         if (fqn.isEmpty()) {
-            error(resp, 404, "Unknown ingestion pipeline " + fqnOrId + ".");
             return;
         }
         String after = blankToNull(req.getParameter("after"));
@@ -197,13 +191,8 @@ public final class LogsApiServlet extends HttpServlet {
                 problem = "limit must be a whole number in [1, " + MAX_RUNS + "], was '" + given + "'";
             }
         }
-        if (problem != null) {
-            error(resp, 400, problem);
-            return;
-        }
-        Optional<String> fqn = registry.resolve(fqnOrId);
+        Optional<String> fqn = knownPipeline(resp, fqnOrId, problem);
         if (fqn.isEmpty()) {
-            error(resp, 404, "Unknown ingestion pipeline " + fqnOrId + ".");
             return;
         }
         List<Map<String, Object>> runs = new ArrayList<>();
@@ -247,6 +236,20 @@ public final class LogsApiServlet extends HttpServlet {
         }
         Connection connection = jetty.getConnectionMetaData().getConnection();
         return () -> connection.getEndPoint().close();
+    }
+
+    /** The pipeline's FQN, or empty after answering 400 ({@code problem} set) or 404 (unknown pipeline). */
+    private Optional<String> knownPipeline(HttpServletResponse resp, String fqnOrId, String problem)
+            throws IOException {
+        if (problem != null) {
+            error(resp, 400, problem);
+            return Optional.empty();
+        }
+        Optional<String> fqn = registry.resolve(fqnOrId);
+        if (fqn.isEmpty()) {
+            error(resp, 404, "Unknown ingestion pipeline " + fqnOrId + ".");
+        }
+        return fqn;
     }
 
     private static String firstProblem(String fqn, String runId) {
