@@ -1,6 +1,8 @@
 package io.changestream.logs;
 
 import io.changestream.logs.engine.StreamSettings;
+import io.changestream.logs.source.AirflowSettings;
+import io.changestream.logs.source.ObjectStoreSettings;
 import io.changestream.logs.source.PathNames;
 import java.io.IOException;
 import java.io.Reader;
@@ -35,9 +37,10 @@ import java.util.TreeMap;
  * @param authTokens           {@code auth.tokens}: bearer tokens accepted (comma-separated; required)
  * @param storageRoot          {@code storage.root}: root of {@code <fqn>/<runId>/logs.txt} (optional)
  * @param watchStorage         {@code storage.watch} (true): poll a run at once when its directory changes (inotify)
- * @param serviceUrl           {@code pipelineService.url}: the pipeline service's chunked log API (optional)
- * @param serviceTimeout       {@code pipelineService.timeoutMillis} (5000)
- * @param serviceToken         {@code pipelineService.token}: bearer token for the service (optional)
+ * @param objectStore          {@code s3.*}: the platform's run logs in object storage, when {@code s3.bucket} is set
+ *                             ({@link ObjectStoreSettings}; optional)
+ * @param airflow              {@code airflow.*}: the platform's Airflow plugin log endpoint, when {@code airflow.url}
+ *                             is set ({@link AirflowSettings}; optional)
  * @param pipelineIds          {@code pipelines.ids}: {@code id=fqn} pairs (comma-separated) so {fqn} may be an id
  * @param knownPipelines       {@code pipelines.known}: FQNs known without storage or status (comma-separated)
  * @param kafkaBootstrap       {@code kafka.bootstrapServers} (alias {@code kafka.bootstrap.servers}): when blank, no
@@ -65,9 +68,8 @@ public record LogTailerConfig(
         List<String> authTokens,
         Path storageRoot,
         boolean watchStorage,
-        URI serviceUrl,
-        Duration serviceTimeout,
-        String serviceToken,
+        ObjectStoreSettings objectStore,
+        AirflowSettings airflow,
         Map<String, String> pipelineIds,
         Set<String> knownPipelines,
         String kafkaBootstrap,
@@ -100,9 +102,8 @@ public record LogTailerConfig(
         require(authTokens != null && !authTokens.isEmpty() && authTokens.stream().noneMatch(String::isBlank),
                 "auth.tokens must list at least one non-blank token");
         authTokens = List.copyOf(authTokens);
-        require(storageRoot != null || serviceUrl != null,
-                "set storage.root or pipelineService.url (or both): there is no log backend");
-        require(serviceTimeout != null && serviceTimeout.toMillis() > 0, "pipelineService.timeoutMillis must be > 0");
+        require(storageRoot != null || objectStore != null || airflow != null,
+                "set storage.root, s3.bucket or airflow.url (any of them): there is no log backend");
         pipelineIds = Map.copyOf(pipelineIds == null ? Map.of() : pipelineIds);
         knownPipelines = Set.copyOf(knownPipelines == null ? Set.of() : knownPipelines);
         for (String fqn : pipelineIds.values()) {
@@ -153,8 +154,8 @@ public record LogTailerConfig(
         kafkaClient.forEach((k, v) -> masked.put(k, isSecret(k) ? MASK : v));
         return "LogTailerConfig[httpHost=" + httpHost + ", httpPort=" + httpPort + ", acceptQueue=" + acceptQueue
                 + ", maxThreads=" + maxThreads + ", idleTimeout=" + idleTimeout + ", authTokens=" + MASK
-                + ", storageRoot=" + storageRoot + ", watchStorage=" + watchStorage + ", serviceUrl=" + serviceUrl
-                + ", serviceTimeout=" + serviceTimeout + ", serviceToken=" + (serviceToken == null ? null : MASK)
+                + ", storageRoot=" + storageRoot + ", watchStorage=" + watchStorage + ", objectStore=" + objectStore
+                + ", airflow=" + airflow
                 + ", pipelineIds=" + pipelineIds + ", knownPipelines=" + knownPipelines + ", kafkaBootstrap="
                 + kafkaBootstrap + ", kafkaClient=" + masked + ", kafkaNamespace=" + kafkaNamespace
                 + ", kafkaStateDir=" + kafkaStateDir + ", instanceId=" + instanceId + ", replayIndexWait="
@@ -206,8 +207,8 @@ public record LogTailerConfig(
                 s.longValue("stream.heartbeatSeconds", d.heartbeatSeconds()));
         int port = s.integer("http.port", 8590);
         String storage = s.string("storage.root", "");
-        String service = s.string("pipelineService.url", "");
-        String token = s.string("pipelineService.token", "");
+        ObjectStoreSettings objectStore = objectStore(s);
+        AirflowSettings airflow = airflow(s);
         Map<String, String> ids = new LinkedHashMap<>();
         for (String pair : s.list("pipelines.ids")) {
             int eq = pair.indexOf('=');
@@ -223,9 +224,8 @@ public record LogTailerConfig(
                 s.list("auth.tokens"),
                 storage.isBlank() ? null : Path.of(storage),
                 s.bool("storage.watch", true),
-                service.isBlank() ? null : URI.create(service),
-                Duration.ofMillis(s.longValue("pipelineService.timeoutMillis", 5000)),
-                token.isBlank() ? null : token,
+                objectStore,
+                airflow,
                 ids,
                 Set.copyOf(s.list("pipelines.known")),
                 s.string("kafka.bootstrapServers", s.string("kafka.bootstrap.servers", "")),
@@ -239,6 +239,49 @@ public record LogTailerConfig(
                 s.integer("kafka.replayQueue", 1000),
                 Duration.ofMillis(s.longValue("kafka.producerMaxBlockMillis", 100)),
                 stream);
+    }
+
+    private static ObjectStoreSettings objectStore(Settings s) {
+        String bucket = s.string("s3.bucket", "");
+        String endpoint = s.string("s3.endpoint", "");
+        String region = s.string("s3.region", "us-east-1");
+        String prefix = s.string("s3.prefix", "pipeline-logs");
+        boolean pathStyle = s.bool("s3.pathStyle", false);
+        String accessKey = s.string("s3.accessKeyId", "");
+        String secretKey = s.string("s3.secretAccessKey", "");
+        long timeout = s.longValue("s3.timeoutMillis", 5000);
+        if (bucket.isBlank()) {
+            return null;
+        }
+        return new ObjectStoreSettings(endpoint.isBlank() ? null : uri("s3.endpoint", endpoint), region, bucket,
+                prefix, pathStyle, blankToNull(accessKey), blankToNull(secretKey), Duration.ofMillis(timeout));
+    }
+
+    private static AirflowSettings airflow(Settings s) {
+        String url = s.string("airflow.url", "");
+        String apiPath = s.string("airflow.apiPath", "api/v1/openmetadata");
+        String taskId = s.string("airflow.taskId", "ingestion_task");
+        String username = s.string("airflow.username", "");
+        String password = s.string("airflow.password", "");
+        String token = s.string("airflow.token", "");
+        long timeout = s.longValue("airflow.timeoutMillis", 5000);
+        if (url.isBlank()) {
+            return null;
+        }
+        return new AirflowSettings(uri("airflow.url", url), apiPath, taskId, blankToNull(username),
+                blankToNull(password), blankToNull(token), Duration.ofMillis(timeout));
+    }
+
+    private static URI uri(String key, String value) {
+        try {
+            return new URI(value);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException(key + " is not a URL: " + e.getMessage());
+        }
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value;
     }
 
     private static String defaultInstanceId(int port) {

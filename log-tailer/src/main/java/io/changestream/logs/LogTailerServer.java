@@ -100,8 +100,8 @@ public final class LogTailerServer implements AutoCloseable {
         manager = new TailerManager(config.stream(), Ticker.SYSTEM, states, publisher, replayer, replays, changes,
                 metrics);
         closeables.add(0, manager);
-        SourceResolver sources = new SourceResolver(config.storageRoot(), config.serviceUrl(),
-                config.serviceTimeout(), config.serviceToken());
+        SourceResolver sources = new SourceResolver(config.storageRoot(), config.objectStore(), config.airflow());
+        closeables.add(sources);
         PipelineRegistry pipelines = new PipelineRegistry(config.pipelineIds(), config.knownPipelines(), sources,
                 states);
         LogsApiServlet api = new LogsApiServlet(new BearerAuth(config.authTokens()), pipelines, sources, manager);

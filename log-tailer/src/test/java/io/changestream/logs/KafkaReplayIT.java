@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.logs.engine.LogMetrics.ReplayKind;
-import io.changestream.topics.model.LogStreamEvent;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.KafkaTestClients;
 import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.PipelineRunStatus;
+import io.changestream.topics.model.PipelineState;
+import io.changestream.topics.serde.Serdes;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
@@ -28,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Exact resume on another server from the log-chunks topic, and truncated only when the topic lost the range: two
+ * Exact resume on another server from the log-chunks topic, and from the backend when the topic lost the range: two
  * real servers over one storage root and a real broker.
  */
 class KafkaReplayIT {
@@ -65,7 +69,7 @@ class KafkaReplayIT {
     }
 
     @Test
-    void cursorFromAnotherServerIsReplayedExactlyAndTruncatedOnlyWhenTheTopicLostTheRange() throws Exception {
+    void cursorFromAnotherServerIsReplayedExactlyFromTheTopicOrElseFromTheBackend() throws Exception {
         KafkaBroker broker = Brokers.shared();
         TopicCatalog catalog = TestTopics.create(broker);
         Path log = Files.createDirectories(root.resolve("logs/svc.pipe/r1")).resolve("logs.txt");
@@ -92,13 +96,48 @@ class KafkaReplayIT {
                 }
                 deleteAllRecords(broker, catalog.logChunks().name());
                 try (SseClient expired = open(b, cursorAfterLine.get(3))) {
-                    await().atMost(Duration.ofSeconds(10)).until(() -> expired.events.size() >= 2);
-                    LogStreamEvent notice = expired.events.get(0);
-                    assertEquals(Boolean.TRUE, notice.truncated());
-                    assertEquals("", notice.logs());
-                    assertTrue(expired.text().endsWith("l7\n"), expired.text());
-                    assertEquals(1.0, b.manager().metrics().replays(ReplayKind.TRUNCATED));
+                    // the topic lost the range: the viewer gets its own reader of the backend from its cursor
+                    await().atMost(Duration.ofSeconds(10)).until(() -> expired.text().equals("l4\nl5\nl6\nl7\n"));
+                    assertTrue(expired.events.stream().noneMatch(e -> Boolean.TRUE.equals(e.truncated())));
+                    assertEquals(1.0, b.manager().metrics().replays(ReplayKind.SOURCE));
+                    assertEquals(0.0, b.manager().metrics().replays(ReplayKind.TRUNCATED));
+                    Files.writeString(log, "l8\n", StandardOpenOption.APPEND);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> expired.text().endsWith("l7\nl8\n")
+                            && onB.text().endsWith("l7\nl8\n"));
                 }
+            }
+        }
+    }
+
+    @Test
+    void pagingWithoutRunIdFallsBackWhenTheStatusViewsNewestRunIdIsUnsafe() throws Exception {
+        KafkaBroker broker = Brokers.shared();
+        TopicCatalog catalog = TestTopics.create(broker);
+        Path stored = Files.createDirectories(root.resolve("logs/svc.pipe/r-stored")).resolve("logs.txt");
+        Files.writeString(stored, "stored line\n");
+        long now = System.currentTimeMillis();
+        PipelineRunStatus bad = new PipelineRunStatus("svc.pipe", "..\\..\\secrets", PipelineState.RUNNING, now,
+                null, now);
+        PipelineRunStatus marker = new PipelineRunStatus("svc.other", "r-ok", PipelineState.RUNNING, now, null, now);
+        // one partition, bad record first: once the marker is visible, so is the bad run id
+        KafkaTestClients.produce(broker, List.of(
+                new ProducerRecord<>(catalog.pipelineStatus().name(), 0, bad.key(),
+                        Serdes.pipelineRunStatus().toJson(bad)),
+                new ProducerRecord<>(catalog.pipelineStatus().name(), 0, marker.key(),
+                        Serdes.pipelineRunStatus().toJson(marker))));
+        try (LogTailerServer server = LogTailerServer.start(config(broker, catalog, "a"))) {
+            String base = "http://127.0.0.1:" + server.port() + "/api/v1/services/ingestionPipelines/logs/svc.pipe";
+            java.net.http.HttpRequest.Builder get = java.net.http.HttpRequest.newBuilder().header("Authorization",
+                    "Bearer t");
+            await().atMost(Duration.ofSeconds(20)).until(() -> http.send(get.uri(URI.create(base.replace("svc.pipe",
+                    "svc.other") + "/runs")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body()
+                    .contains("r-ok"));
+            for (String path : List.of("/last", "/last/download", "/runs")) {
+                java.net.http.HttpResponse<String> answer = http.send(get.uri(URI.create(base + path)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, answer.statusCode(), path + ": " + answer.body());
+                assertTrue(answer.body().contains("stored line") || path.equals("/runs"), answer.body());
+                assertTrue(!answer.body().contains("secrets"), answer.body());
             }
         }
     }

@@ -98,6 +98,43 @@ class LogTailerConfigTest {
     }
 
     @Test
+    void objectStoreAndAirflowSettingsAreReadValidatedAndTheirSecretsMasked() {
+        Properties p = minimal();
+        p.setProperty("s3.bucket", "openmetadata-logs");
+        p.setProperty("s3.endpoint", "http://minio:9000");
+        p.setProperty("s3.pathStyle", "true");
+        p.setProperty("s3.accessKeyId", "AKIAEXAMPLE");
+        p.setProperty("s3.secretAccessKey", "s3-secret-1");
+        p.setProperty("airflow.url", "http://airflow:8080");
+        p.setProperty("airflow.username", "admin");
+        p.setProperty("airflow.password", "airflow-pw-2");
+        LogTailerConfig config = LogTailerConfig.from(p, Map.of("LOG_TAILER_S3_PREFIX", "logs/"));
+        assertEquals("logs", config.objectStore().prefix());
+        assertEquals("logs/svc_a_b/r1/logs.txt", config.objectStore().key("svc.a b", "r1"));
+        assertEquals("api/v1/openmetadata", config.airflow().apiPath());
+        assertEquals("ingestion_task", config.airflow().taskId());
+        String printed = config.toString();
+        assertFalse(printed.contains("s3-secret-1") || printed.contains("airflow-pw-2"), printed);
+        assertTrue(printed.contains("AKIAEXAMPLE") && printed.contains("http://minio:9000"), printed);
+        Properties half = minimal();
+        half.setProperty("s3.bucket", "openmetadata-logs");
+        half.setProperty("s3.accessKeyId", "AKIAEXAMPLE");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> LogTailerConfig.from(half, Map.of()))
+                .getMessage().contains("s3.secretAccessKey"));
+        Properties badBucket = minimal();
+        badBucket.setProperty("s3.bucket", "Not_A_Bucket");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> LogTailerConfig.from(badBucket, Map.of()))
+                .getMessage().contains("s3.bucket"));
+        Properties both = minimal();
+        both.setProperty("airflow.url", "http://airflow:8080");
+        both.setProperty("airflow.token", "t");
+        both.setProperty("airflow.username", "u");
+        both.setProperty("airflow.password", "p");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> LogTailerConfig.from(both, Map.of()))
+                .getMessage().contains("airflow.token"));
+    }
+
+    @Test
     void aMisspeltKafkaSettingIsRefusedNamingIt() {
         Properties p = minimal();
         p.setProperty("kafka.replayThread", "3");

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.logs.engine.TailerManager;
-import io.changestream.logs.source.FakePipelineService;
+import io.changestream.logs.source.AirflowPluginServer;
 import io.changestream.topics.model.LogStreamEvent;
 import io.changestream.topics.model.LogStreamEvent.EventType;
 import java.net.URI;
@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -62,6 +63,31 @@ class LogsApiIT {
             req.header("Authorization", "Bearer " + token);
         }
         return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void noRouteAnswers5xxForAClientsMistake() throws Exception {
+        start(Map.of());
+        append(run("svc.pipe", "r1"), "a\n");
+        String longName = "x".repeat(600);
+        List<String> paths = List.of("/api/v1/services/ingestionPipelines/logs/", BASE + "svc.pipe",
+                BASE + "svc.pipe/unknown", BASE + "svc.pipe/stream", BASE + "svc.pipe/stream/", BASE + "../x/last",
+                BASE + "svc.pipe/stream/..", BASE + "svc.pipe/stream/a%5Cb", BASE + "svc.pipe/stream/a%00b",
+                BASE + longName + "/last", BASE + "svc.pipe/last?runId=" + longName, BASE + "svc.pipe/last?runId=..",
+                BASE + "svc.pipe/last?runId=r1&after=-5", BASE + "svc.pipe/last?runId=r1&after=x%00y",
+                BASE + "svc.pipe/last?runId=r1&after=" + "1".repeat(80), BASE + "svc.pipe/last/download?runId=%2e%2e",
+                BASE + "svc.pipe/last/download?runId=nope", BASE + "nope.pipe/last", BASE + "svc.pipe/runs?limit=abc",
+                BASE + "svc.pipe/runs?limit=100000", BASE + "svc.pipe/runs?limit=-1", BASE + "..%2F..%2Fetc/runs",
+                "/health/live?x=%25zz", "/ui/logs.html?fqn=%00", "/nope", "/metrics/x");
+        for (String path : paths) {
+            for (String token : new String[] {TestConfigs.TOKEN, null, "wrong"}) {
+                HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + server.port() + path)).header("Authorization", token == null ? "Basic eDp5" : "Bearer "
+                        + token).GET().build(), HttpResponse.BodyHandlers.ofString());
+                assertTrue(answer.statusCode() < 500, path + " (token " + token + ") -> " + answer.statusCode() + " "
+                        + answer.body());
+            }
+        }
     }
 
     @Test
@@ -119,21 +145,22 @@ class LogsApiIT {
     }
 
     @Test
-    void aRunNotInStorageIsStreamedFromThePipelineService() throws Exception {
-        try (FakePipelineService service = new FakePipelineService()) {
-            start(Map.of("pipelineService.url", service.base().toString()));
+    void aRunNotInStorageIsStreamedFromTheAirflowPlugin() throws Exception {
+        try (AirflowPluginServer airflow = new AirflowPluginServer()) {
+            start(Map.of("airflow.url", airflow.base().toString(), "airflow.username", AirflowPluginServer.USER,
+                    "airflow.password", AirflowPluginServer.PASSWORD));
             Path stored = run("svc.pipe", "r1");
             append(stored, "from storage\n");
-            service.append("from the service\n");
-            try (SseClient fromService = SseClient.open(http, uri(BASE + "svc.pipe/stream/scheduled__1"),
+            airflow.append("pipe", "ingestion_task", "from airflow\n");
+            try (SseClient fromAirflow = SseClient.open(http, uri(BASE + "svc.pipe/stream/scheduled__1"),
                     TestConfigs.TOKEN, true);
                  SseClient fromStorage = SseClient.open(http, uri(BASE + "svc.pipe/stream/r1"), TestConfigs.TOKEN,
                          true)) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> fromService.text().equals("from the service\n"));
-                assertEquals("0:17", fromService.last().after());
+                await().atMost(Duration.ofSeconds(10)).until(() -> fromAirflow.text().equals("from airflow\n"));
+                assertEquals("0:13", fromAirflow.last().after());
                 await().atMost(Duration.ofSeconds(10)).until(() -> fromStorage.text().equals("from storage\n"));
-                service.append("more\n");
-                await().atMost(Duration.ofSeconds(10)).until(() -> fromService.text().endsWith("service\nmore\n"));
+                airflow.append("pipe", "ingestion_task", "more\n");
+                await().atMost(Duration.ofSeconds(10)).until(() -> fromAirflow.text().endsWith("airflow\nmore\n"));
             }
         }
     }

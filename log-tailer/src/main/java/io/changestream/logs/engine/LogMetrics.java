@@ -22,7 +22,7 @@ import java.util.function.Supplier;
  * <tr><td>logtailer_backend_reads_total</td><td>source</td></tr>
  * <tr><td>logtailer_backend_errors_total</td><td>kind = transient|fatal</td></tr>
  * <tr><td>logtailer_refusals_total</td><td>reason</td></tr>
- * <tr><td>logtailer_replays_total</td><td>kind = memory|kafka|truncated</td></tr>
+ * <tr><td>logtailer_replays_total</td><td>kind = memory|kafka|source|truncated</td></tr>
  * <tr><td>logtailer_dropped_viewers_total</td><td>-</td></tr>
  * <tr><td>logtailer_stream_ends_total</td><td>reason</td></tr>
  * <tr><td>logtailer_chunks_published_total</td><td>outcome = ok|failed</td></tr>
@@ -34,7 +34,7 @@ public final class LogMetrics {
     public enum Refusal { TOO_MANY_RUNS, TOO_MANY_CONNECTIONS, NO_BACKEND }
 
     /** Where a joining viewer's missed content came from. */
-    public enum ReplayKind { MEMORY, KAFKA, TRUNCATED }
+    public enum ReplayKind { MEMORY, KAFKA, SOURCE, TRUNCATED }
 
     private final MeterRegistry registry;
     private final Counter sentBytes;

@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads one run's log forward and fans every new chunk out to all its viewers: the single reader of a
  * (source, pipeline, run). Keeps a replay buffer of at most {@code maxReplayBytes} for late joiners, hands every
- * chunk to the {@link ChunkPublisher}, and ends itself on the stop rules (finished run, idle, lifetime, bytes) or
- * when its last viewer leaves.
+ * chunk to the {@link ChunkPublisher}, and ends itself on its own stop rules (finished run, idle) or when its last
+ * viewer leaves — so it never outlives its viewers. The lifetime and byte caps ({@code maxStreamSeconds},
+ * {@code maxStreamBytes}) are each viewer's own: after every poll a viewer that reached one gets
+ * {@code complete maxDuration|maxBytes} and is closed, the others go on.
  *
  * <p>Does not schedule itself: the {@link TailerManager} calls {@link #poll()} on its shared scheduler, tests call it
  * directly on a fake {@link Ticker}. Poll, request and replay threads call it; every method is synchronized.
@@ -50,12 +52,10 @@ public final class RunTailer {
     private String bufferStart;
     private String cursor;
     private boolean restartPending;
-    private final long startedAt;
     private long lastContentAt;
     private long lastProbeAt;
     private boolean probed;
     private RunState lastState = RunState.RUNNING;
-    private long streamedBytes;
     private boolean terminated;
 
     /**
@@ -77,9 +77,8 @@ public final class RunTailer {
         this.onTerminate = onTerminate;
         this.cursor = startCursor == null ? source.startCursor() : startCursor;
         this.bufferStart = cursor;
-        this.startedAt = ticker.nanos();
-        this.lastContentAt = startedAt;
-        this.lastProbeAt = startedAt;
+        this.lastContentAt = ticker.nanos();
+        this.lastProbeAt = lastContentAt;
     }
 
     /** What a joining viewer needs after {@link #attach}. */
@@ -107,6 +106,7 @@ public final class RunTailer {
         if (terminated) {
             return new Ended();
         }
+        viewer.startClock(ticker.nanos());
         String from = fromCursor == null ? source.startCursor() : fromCursor;
         List<Chunk> missed = after(List.copyOf(buffer), bufferStart, from);
         if (missed != null) {
@@ -152,6 +152,23 @@ public final class RunTailer {
         }
     }
 
+    /**
+     * Takes back a viewer whose {@link NeedsReplay} could not be served, sending it nothing: its held live frames are
+     * dropped and it is not closed, so another reader can take it over. The last viewer leaving ends the tailer.
+     */
+    public synchronized void handOver(Viewer viewer) {
+        viewers.remove(viewer);
+        viewer.dropHeld();
+        if (viewers.isEmpty()) {
+            stop();
+        }
+    }
+
+    /** The source this tailer reads. */
+    public LogSource source() {
+        return source;
+    }
+
     /** Detaches a viewer; the last one leaving ends the tailer, so an unwatched run is never read. */
     public synchronized void detach(Viewer viewer) {
         viewers.remove(viewer);
@@ -175,6 +192,8 @@ public final class RunTailer {
                 EndReason reason = endReason(bytes);
                 if (reason != null) {
                     complete(reason);
+                } else {
+                    endCappedViewers();
                 }
             }
         } catch (SourceUnavailableException e) {
@@ -236,7 +255,6 @@ public final class RunTailer {
             metrics.poll(reads);
         }
         if (bytes > 0) {
-            streamedBytes += bytes;
             lastContentAt = ticker.nanos();
         }
         return bytes;
@@ -300,13 +318,24 @@ public final class RunTailer {
         }
     }
 
+    /** Closes, with their own {@code complete}, the viewers that reached a per-connection cap. */
+    private void endCappedViewers() {
+        long now = ticker.nanos();
+        for (Viewer viewer : List.copyOf(viewers)) {
+            EndReason reason = viewer.capReached(now, settings);
+            if (reason != null) {
+                viewers.remove(viewer);
+                metrics.streamEnded(reason.name().toLowerCase(java.util.Locale.ROOT));
+                viewer.finish(completeEvent(reason));
+            }
+        }
+        if (viewers.isEmpty()) {
+            stop();
+        }
+    }
+
+    /** The reader's own stop rules: idle, or quiet after its run finished (per-viewer caps are apart). */
     private EndReason endReason(long bytesThisTick) {
-        if (streamedBytes >= settings.maxStreamBytes()) {
-            return EndReason.MAX_BYTES;
-        }
-        if (secondsSince(startedAt) >= settings.maxStreamSeconds()) {
-            return EndReason.MAX_DURATION;
-        }
         if (secondsSince(lastContentAt) >= settings.maxIdleSeconds()) {
             return EndReason.IDLE_TIMEOUT;
         }
@@ -337,9 +366,12 @@ public final class RunTailer {
     }
 
     private void complete(EndReason reason) {
+        end(completeEvent(reason), reason.name());
+    }
+
+    private LogStreamEvent completeEvent(EndReason reason) {
         LogStreamEvent base = LogStreamEvent.complete(runId, cursor, reason);
-        end(new LogStreamEvent(base.eventType(), runId, null, cursor, null, null, reason, message(reason)),
-                reason.name());
+        return new LogStreamEvent(base.eventType(), runId, null, cursor, null, null, reason, message(reason));
     }
 
     private void fail(String message) {
@@ -390,11 +422,13 @@ public final class RunTailer {
         return (ticker.nanos() - nanos) / NANOS_PER_SECOND;
     }
 
-    private static String message(EndReason reason) {
+    private String message(EndReason reason) {
         return switch (reason) {
             case RUN_FINISHED -> null;
-            case MAX_BYTES -> "The stream reached its size limit. Download the whole log for the rest of this run.";
-            case MAX_DURATION -> "The stream reached its lifetime limit. Reconnect with the last cursor to resume.";
+            case MAX_BYTES -> "This connection reached its size limit (stream.maxStreamBytes = "
+                    + settings.maxStreamBytes() + " bytes). Download the whole log for the rest of this run.";
+            case MAX_DURATION -> "This connection reached its lifetime limit (stream.maxStreamSeconds = "
+                    + settings.maxStreamSeconds() + " s). Reconnect with the last cursor to resume.";
             case IDLE_TIMEOUT -> "No new logs for this run. Reconnect with the last cursor to resume.";
         };
     }

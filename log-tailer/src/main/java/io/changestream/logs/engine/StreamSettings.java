@@ -10,8 +10,10 @@ import java.time.Duration;
  * @param linesPerRead             {@code linesPerRead} (1000): lines per backend page
  * @param maxReadsPerTick          {@code maxReadsPerTick} (20): backend pages per poll at most
  * @param maxBytesPerTick          {@code maxBytesPerTick} (1 MiB): bytes read per poll at most
- * @param maxStreamBytes           {@code maxStreamBytes} (32 MiB): bytes one tailer delivers before {@code maxBytes}
- * @param maxStreamSeconds         {@code maxStreamSeconds} (3600): tailer lifetime before {@code maxDuration}
+ * @param maxStreamBytes           {@code maxStreamBytes} (32 MiB): bytes of log frames one connection is sent
+ *                                 before its own {@code complete maxBytes}
+ * @param maxStreamSeconds         {@code maxStreamSeconds} (3600): one connection's lifetime before its own
+ *                                 {@code complete maxDuration} (a late joiner gets its own hour)
  * @param maxIdleSeconds           {@code maxIdleSeconds} (300): silence before {@code idleTimeout}
  * @param finishGraceSeconds       {@code finishGraceSeconds} (10): silence after a finished run before
  *                                 {@code runFinished}

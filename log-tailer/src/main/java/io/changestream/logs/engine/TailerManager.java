@@ -102,6 +102,7 @@ public final class TailerManager implements AutoCloseable {
     private final Map<RunKey, Tailed> runs = new ConcurrentHashMap<>();
     private final Set<Viewer> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionCount = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong privateReaders = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
 
     /**
@@ -252,13 +253,45 @@ public final class TailerManager implements AutoCloseable {
                 LOG.warn("replay of {}/{} from {} failed: {}", fqn, runId, from, e.toString());
                 result = Replayer.Result.NOT_FOUND;
             }
-            tailer.completeReplay(viewer, plan, result);
+            if (result.reached() || !catchUpAlone(fqn, runId, from, tailer, viewer)) {
+                tailer.completeReplay(viewer, plan, result);
+            }
         };
         try {
             replayExecutor.execute(task);
         } catch (RejectedExecutionException e) {
             tailer.completeReplay(viewer, plan, Replayer.Result.NOT_FOUND);
         }
+    }
+
+    /**
+     * The range after {@code from} is neither in memory nor on the topic (its reader died before publishing the next
+     * chunk, or the topic lost it), but the backend still holds it: the viewer leaves the shared reader and gets its
+     * own, started at its cursor, which reads the backend from there — exact, at the cost of a second reader of the
+     * run while the viewer stays. False (and nothing changed) when the run cap leaves no slot: then it is truncated.
+     */
+    private boolean catchUpAlone(String fqn, String runId, String from, RunTailer shared, Viewer viewer) {
+        if (closed) {
+            return false;
+        }
+        RunKey key = new RunKey(shared.source().kind() + "#" + privateReaders.incrementAndGet(), fqn, runId);
+        Tailed tailed = build(key, shared.source().reopen(), from);
+        if (tailed == null || runs.putIfAbsent(key, tailed) != null) {
+            return false;
+        }
+        shared.handOver(viewer);
+        RunTailer own = tailed.tailer;
+        viewer.onGone(() -> {
+            forget(viewer);
+            own.detach(viewer);
+        });
+        metrics.replay(LogMetrics.ReplayKind.SOURCE);
+        own.attach(viewer, from);
+        tailed.start(scheduler, settings.poll().toNanos());
+        if (!viewer.isOpen()) {
+            own.detach(viewer);
+        }
+        return true;
     }
 
     private void forget(Viewer viewer) {

@@ -1,6 +1,7 @@
 package io.changestream.logs.engine;
 
 import io.changestream.topics.model.LogStreamEvent;
+import io.changestream.topics.model.LogStreamEvent.EndReason;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,6 +9,8 @@ import java.util.List;
  * One client attached to a run's stream. Counts what its {@link ViewerSink} has not written yet plus what it holds
  * back during a Kafka replay, and drops itself — closing the connection without a {@code complete} event, so the
  * client reconnects with its cursor — when that would pass {@code maxPendingBytesPerClient} (UTF-8 bytes).
+ * Keeps its own lifetime and byte count for the per-connection caps {@code maxStreamSeconds} and
+ * {@code maxStreamBytes}: a tab joining an old run gets its own hour and its own 32 MiB.
  * Called by poll, heartbeat, replay and request threads; all methods are synchronized.
  */
 public final class Viewer {
@@ -21,6 +24,9 @@ public final class Viewer {
     private boolean holding;
     private boolean open = true;
     private long nextBeat = Long.MIN_VALUE;
+    private long openedAt;
+    private boolean started;
+    private long streamedBytes;
     private Runnable onGone = () -> { };
 
     /** A viewer of {@code runId} writing to {@code sink}. */
@@ -39,6 +45,37 @@ public final class Viewer {
     /** Sets what runs once when this viewer ends for any reason (set by the manager). */
     public synchronized void onGone(Runnable action) {
         this.onGone = action;
+    }
+
+    /** Starts this connection's lifetime clock at {@code nowNanos}; later calls keep the first start. */
+    synchronized void startClock(long nowNanos) {
+        if (!started) {
+            started = true;
+            openedAt = nowNanos;
+        }
+    }
+
+    /**
+     * The per-connection cap this viewer reached at {@code nowNanos}, or null: {@code MAX_BYTES} once it was sent
+     * {@code maxStreamBytes} of log frames, {@code MAX_DURATION} once it has been open {@code maxStreamSeconds}.
+     * A viewer still waiting for its replay has reached nothing yet.
+     */
+    synchronized EndReason capReached(long nowNanos, StreamSettings settings) {
+        if (!open || holding || !started) {
+            return null;
+        }
+        if (streamedBytes >= settings.maxStreamBytes()) {
+            return EndReason.MAX_BYTES;
+        }
+        if ((nowNanos - openedAt) / 1_000_000_000L >= settings.maxStreamSeconds()) {
+            return EndReason.MAX_DURATION;
+        }
+        return null;
+    }
+
+    /** UTF-8 bytes of log frames written to this connection so far (heartbeats not counted). */
+    public synchronized long streamedBytes() {
+        return streamedBytes;
     }
 
     /** Sends one event; false when the viewer is closed or was dropped by this call. */
@@ -100,6 +137,12 @@ public final class Viewer {
             nextBeat = Math.max(nextBeat + intervalNanos, nowNanos);
         }
         return heartbeat();
+    }
+
+    /** Drops the live frames held back so far (they came from a reader this viewer is leaving); keeps holding. */
+    synchronized void dropHeld() {
+        held.clear();
+        heldBytes = 0;
     }
 
     /** From now on live frames are held back (a replay is being prepared). */
@@ -186,6 +229,9 @@ public final class Viewer {
     private void write(byte[] frame) {
         sink.write(frame);
         metrics.sentBytes(frame.length);
+        if (frame != EventFrames.HEARTBEAT) {
+            streamedBytes += frame.length;
+        }
     }
 
     private Runnable markClosed() {

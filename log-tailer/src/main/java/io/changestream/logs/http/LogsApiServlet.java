@@ -7,6 +7,7 @@ import io.changestream.logs.engine.StreamSettings;
 import io.changestream.logs.engine.TailerManager;
 import io.changestream.logs.engine.Viewer;
 import io.changestream.logs.source.LogSource;
+import io.changestream.logs.source.MissingLogException;
 import io.changestream.logs.source.Page;
 import io.changestream.logs.source.PathNames;
 import io.changestream.logs.source.SourceResolver;
@@ -19,7 +20,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -31,7 +34,11 @@ import java.util.Optional;
  * {@code Accept: text/event-stream} (browsers do, {@code curl -N} does not).</li>
  * <li>{@code GET {fqn}/last?runId=&after=} — one page as JSON: {@code runId, logs, after, more, truncated}.</li>
  * <li>{@code GET {fqn}/last/download?runId=} — the whole run as {@code text/plain}, streamed page by page.</li>
+ * <li>{@code GET {fqn}/runs?limit=} — the pipeline's recent runs, newest first: {@code {"runs": [{runId, modified,
+ * source}]}} (storage and object storage, plus the status view's newest run).</li>
  * </ul>
+ * A client's mistake is a 4xx naming the parameter, never a 500: unsafe names 400, unknown pipeline or run 404, a
+ * newest run from the status view that is not a safe name falls back to the newest stored run.
  * {@code {fqn}} is the FQN or a configured id; no or a wrong bearer token gives 401 before anything opens. A plain
  * servlet (not a Javalin route) so the stream is written with non-blocking output; Jetty request threads call it.
  */
@@ -41,6 +48,9 @@ public final class LogsApiServlet extends HttpServlet {
     public static final String PATH = "/api/v1/services/ingestionPipelines/logs";
     private static final long serialVersionUID = 1L;
     private static final int HTTP_2 = 20;
+    private static final int MAX_CURSOR_LENGTH = 64;
+    private static final int DEFAULT_RUNS = 20;
+    private static final int MAX_RUNS = 200;
 
     private final transient BearerAuth auth;
     private final transient PipelineRegistry registry;
@@ -57,9 +67,21 @@ public final class LogsApiServlet extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        try {
+            route(req, resp);
+        } catch (IllegalArgumentException e) {
+            // a name or parameter a check above missed: still the client's mistake, and the message names it
+            if (resp.isCommitted()) {
+                throw e;
+            }
+            error(resp, 400, e.getMessage() == null ? "bad request" : e.getMessage());
+        }
+    }
+
+    private void route(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         if (!auth.allows(req.getHeader("Authorization"))) {
             resp.setHeader("WWW-Authenticate", "Bearer");
-            json(resp, 401, Map.of("code", 401, "message", "A valid bearer token is required."));
+            error(resp, 401, "A valid bearer token is required.");
             return;
         }
         String path = req.getPathInfo() == null ? "" : req.getPathInfo();
@@ -70,21 +92,17 @@ public final class LogsApiServlet extends HttpServlet {
             last(req, resp, parts[0], false);
         } else if (parts.length == 3 && parts[1].equals("last") && parts[2].equals("download")) {
             last(req, resp, parts[0], true);
+        } else if (parts.length == 2 && parts[1].equals("runs")) {
+            runs(req, resp, parts[0]);
         } else {
-            json(resp, 404, Map.of("code", 404, "message", "No such endpoint."));
+            error(resp, 404, "No such endpoint.");
         }
     }
 
     private void stream(HttpServletRequest req, HttpServletResponse resp, String fqnOrId, String runId)
             throws IOException {
-        String problem = firstProblem(fqnOrId, runId);
-        if (problem != null) {
-            json(resp, 400, Map.of("code", 400, "message", problem));
-            return;
-        }
-        Optional<String> fqn = registry.resolve(fqnOrId);
+        Optional<String> fqn = knownPipeline(resp, fqnOrId, firstProblem(fqnOrId, runId));
         if (fqn.isEmpty()) {
-            json(resp, 404, Map.of("code", 404, "message", "Unknown ingestion pipeline " + fqnOrId + "."));
             return;
         }
         String after = blankToNull(req.getParameter("after"));
@@ -102,7 +120,7 @@ public final class LogsApiServlet extends HttpServlet {
         Optional<LogSource> source = sources.resolve(fqn.get(), runId);
         if (source.isEmpty()) {
             manager.refuse(viewer, after, "No log backend holds run " + runId + " of pipeline " + fqn.get()
-                    + ". Configure log storage or a pipeline service.", Refusal.NO_BACKEND);
+                    + ". Configure storage.root, s3.bucket or airflow.url.", Refusal.NO_BACKEND);
             return;
         }
         manager.open(fqn.get(), runId, source.get(), after, viewer);
@@ -113,7 +131,12 @@ public final class LogsApiServlet extends HttpServlet {
         String requestedRun = blankToNull(req.getParameter("runId"));
         String problem = firstProblem(fqnOrId, requestedRun == null ? "x" : requestedRun);
         if (problem != null) {
-            json(resp, 400, Map.of("code", 400, "message", problem));
+            error(resp, 400, problem);
+            return;
+        }
+        String after = blankToNull(req.getParameter("after"));
+        if (after != null && after.length() > MAX_CURSOR_LENGTH) {
+            error(resp, 400, "after is longer than " + MAX_CURSOR_LENGTH + " characters");
             return;
         }
         Optional<String> fqn = registry.resolve(fqnOrId);
@@ -121,8 +144,8 @@ public final class LogsApiServlet extends HttpServlet {
                 : registry.latestRun(f));
         Optional<LogSource> source = runId.flatMap(r -> sources.resolve(fqn.get(), r));
         if (source.isEmpty()) {
-            json(resp, 404, Map.of("code", 404, "message", fqn.isEmpty() ? "Unknown ingestion pipeline " + fqnOrId
-                    + "." : "No logs for this pipeline run."));
+            error(resp, 404, fqn.isEmpty() ? "Unknown ingestion pipeline " + fqnOrId + "."
+                    : "No logs for this pipeline run.");
             return;
         }
         StreamSettings settings = manager.settings();
@@ -131,8 +154,7 @@ public final class LogsApiServlet extends HttpServlet {
                 download(resp, fqn.get(), runId.get(), opened, settings);
                 return;
             }
-            Page page = opened.read(blankToNull(req.getParameter("after")), settings.linesPerRead(),
-                    settings.maxBytesPerTick());
+            Page page = opened.read(after, settings.linesPerRead(), settings.maxBytesPerTick());
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("runId", runId.get());
             body.put("logs", page.text());
@@ -141,13 +163,50 @@ public final class LogsApiServlet extends HttpServlet {
             body.put("truncated", page.restarted());
             json(resp, 200, body);
         } catch (SourceUnavailableException e) {
-            json(resp, 410, Map.of("code", 410, "message", e.getMessage()));
+            error(resp, 410, e.getMessage());
+        } catch (MissingLogException e) {
+            if (resp.isCommitted()) {
+                throw e;
+            }
+            error(resp, 404, "No logs for this pipeline run: " + e.getMessage());
         } catch (IOException e) {
             if (resp.isCommitted()) {
                 throw e;
             }
-            json(resp, 503, Map.of("code", 503, "message", "The log backend is not answering; retry shortly."));
+            error(resp, 503, "The log backend is not answering; retry shortly.");
         }
+    }
+
+    private void runs(HttpServletRequest req, HttpServletResponse resp, String fqnOrId) throws IOException {
+        String problem = PathNames.problem("pipeline fqn", fqnOrId);
+        int limit = DEFAULT_RUNS;
+        String given = blankToNull(req.getParameter("limit"));
+        if (given != null) {
+            try {
+                limit = Integer.parseInt(given);
+            } catch (NumberFormatException e) {
+                limit = -1;
+            }
+            if (problem == null && (limit < 1 || limit > MAX_RUNS)) {
+                problem = "limit must be a whole number in [1, " + MAX_RUNS + "], was '" + given + "'";
+            }
+        }
+        Optional<String> fqn = knownPipeline(resp, fqnOrId, problem);
+        if (fqn.isEmpty()) {
+            return;
+        }
+        List<Map<String, Object>> runs = new ArrayList<>();
+        registry.recentRuns(fqn.get(), limit).forEach(run -> {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("runId", run.runId());
+            row.put("modified", run.modified() == null ? null : run.modified().toString());
+            row.put("source", run.source());
+            runs.add(row);
+        });
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("pipelineFqn", fqn.get());
+        body.put("runs", runs);
+        json(resp, 200, body);
     }
 
     private static void download(HttpServletResponse resp, String fqn, String runId, LogSource source,
@@ -179,6 +238,20 @@ public final class LogsApiServlet extends HttpServlet {
         return () -> connection.getEndPoint().close();
     }
 
+    /** The pipeline's FQN, or empty after answering 400 ({@code problem} set) or 404 (unknown pipeline). */
+    private Optional<String> knownPipeline(HttpServletResponse resp, String fqnOrId, String problem)
+            throws IOException {
+        if (problem != null) {
+            error(resp, 400, problem);
+            return Optional.empty();
+        }
+        Optional<String> fqn = registry.resolve(fqnOrId);
+        if (fqn.isEmpty()) {
+            error(resp, 404, "Unknown ingestion pipeline " + fqnOrId + ".");
+        }
+        return fqn;
+    }
+
     private static String firstProblem(String fqn, String runId) {
         String problem = PathNames.problem("pipeline fqn", fqn);
         return problem != null ? problem : PathNames.problem("run id", runId);
@@ -186,6 +259,11 @@ public final class LogsApiServlet extends HttpServlet {
 
     private static String blankToNull(String value) {
         return value == null || value.isBlank() ? null : value;
+    }
+
+    /** The platform's error body {@code {"code": status, "message": ...}}. */
+    private static void error(HttpServletResponse resp, int status, String message) throws IOException {
+        json(resp, status, Map.of("code", status, "message", message));
     }
 
     private static void json(HttpServletResponse resp, int status, Map<String, ?> body) throws IOException {

@@ -1,7 +1,11 @@
 package io.changestream.logs.http;
 
 import io.changestream.logs.engine.RunStateView;
+import io.changestream.logs.source.PathNames;
 import io.changestream.logs.source.SourceResolver;
+import io.changestream.logs.source.SourceResolver.RunRef;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -39,14 +43,36 @@ public final class PipelineRegistry {
         }
     }
 
-    /** The newest run of a pipeline: from the status view, else the newest storage directory. */
+    /**
+     * The newest run of a pipeline: from the status view when its id is a safe name ({@link PathNames}; the status
+     * topic is written by others and may hold anything), else the newest stored run.
+     */
     public Optional<String> latestRun(String fqn) {
-        Optional<String> run;
-        try {
-            run = states.latestRun(fqn);
-        } catch (RuntimeException e) {
-            run = Optional.empty();
-        }
+        Optional<String> run = statusLatest(fqn);
         return run.isPresent() ? run : storage.latestStoredRun(fqn);
+    }
+
+    /**
+     * Up to {@code limit} recent runs, newest first: the stored runs (storage, object storage) and the status view's
+     * newest run when no backend lists it (first: it is the newest the platform knows).
+     */
+    public List<RunRef> recentRuns(String fqn, int limit) {
+        List<RunRef> stored = storage.recentRuns(fqn, limit);
+        Optional<String> latest = statusLatest(fqn);
+        if (latest.isEmpty() || stored.stream().anyMatch(r -> r.runId().equals(latest.get()))) {
+            return stored;
+        }
+        List<RunRef> all = new ArrayList<>();
+        all.add(new RunRef(latest.get(), null, "status"));
+        all.addAll(stored);
+        return List.copyOf(all.subList(0, Math.min(limit, all.size())));
+    }
+
+    private Optional<String> statusLatest(String fqn) {
+        try {
+            return states.latestRun(fqn).filter(run -> PathNames.problem("run id", run) == null);
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 }

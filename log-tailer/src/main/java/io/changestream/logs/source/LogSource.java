@@ -10,7 +10,7 @@ import java.io.IOException;
  */
 public interface LogSource extends AutoCloseable {
 
-    /** Short name of the backend kind, part of the tailer key: {@code storage} or {@code service}. */
+    /** Short name of the backend kind, part of the tailer key: {@code storage}, {@code s3} or {@code airflow}. */
     String kind();
 
     /** The cursor at the beginning of the run's log. */
@@ -28,6 +28,14 @@ public interface LogSource extends AutoCloseable {
     /** The directory whose changes mean new content, when the backend can be watched (storage); else empty. */
     default java.util.Optional<java.nio.file.Path> watchDirectory() {
         return java.util.Optional.empty();
+    }
+
+    /**
+     * A source of the same run for a second reader (a viewer catching up from a cursor no other reader can serve):
+     * a new instance when this one keeps per-reader state, else this one.
+     */
+    default LogSource reopen() {
+        return this;
     }
 
     /** Releases what the source keeps open (a file handle); reading again reopens it. Idempotent. */

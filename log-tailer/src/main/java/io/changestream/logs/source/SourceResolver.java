@@ -1,35 +1,83 @@
 package io.changestream.logs.source;
 
-import java.net.URI;
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * Picks the source of a run by where its bytes are: the storage root when it has the run's directory, otherwise
- * the pipeline service when one is configured, otherwise none. Thread-safe.
+ * Picks the source of a run by where its bytes are, in this order: the storage root when it has the run's
+ * directory; object storage when the run's object exists; the Airflow plugin when configured; object storage when
+ * configured (the run has not flushed yet: the stream waits for the object); otherwise none. Lists a pipeline's
+ * recent runs from storage and object storage. Owns the S3 client ({@link #close()}; the Airflow HTTP client needs no closing on Java 17). Thread-safe.
  */
-public final class SourceResolver {
+public final class SourceResolver implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SourceResolver.class);
+    private static final int MAX_LISTED_KEYS = 1000;
+
+    /** One run of a pipeline as a backend knows it. */
+    public record RunRef(String runId, Instant modified, String source) {
+    }
 
     private final Path storageRoot;
-    private final URI serviceUrl;
-    private final Duration serviceTimeout;
-    private final String serviceToken;
+    private final ObjectStoreSettings objectStore;
+    private final AirflowSettings airflow;
+    private final S3Client s3;
     private final HttpClient http;
 
-    /**
-     * A resolver; either backend may be null (not configured).
-     *
-     * @param serviceToken bearer token for the pipeline service, or null
-     */
-    public SourceResolver(Path storageRoot, URI serviceUrl, Duration serviceTimeout, String serviceToken) {
+    /** A resolver; any backend may be null (not configured). */
+    public SourceResolver(Path storageRoot, ObjectStoreSettings objectStore, AirflowSettings airflow) {
         this.storageRoot = storageRoot;
-        this.serviceUrl = serviceUrl;
-        this.serviceTimeout = serviceTimeout;
-        this.serviceToken = serviceToken;
-        this.http = serviceUrl == null ? null : HttpClient.newBuilder().connectTimeout(serviceTimeout).build();
+        this.objectStore = objectStore;
+        this.airflow = airflow;
+        this.s3 = objectStore == null ? null : client(objectStore);
+        this.http = airflow == null ? null : HttpClient.newBuilder().connectTimeout(airflow.timeout())
+                .version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    /** The S3 client for these settings: static or default-chain credentials, one timeout per call. */
+    static S3Client client(ObjectStoreSettings settings) {
+        AwsCredentialsProvider credentials = settings.accessKeyId() == null
+                ? DefaultCredentialsProvider.builder().build()
+                : StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKeyId(),
+                        settings.secretAccessKey()));
+        S3ClientBuilder builder = S3Client.builder()
+                .region(Region.of(settings.region()))
+                .credentialsProvider(credentials)
+                .forcePathStyle(settings.pathStyle())
+                // S3-compatible servers differ in the newer flexible checksums; ranged GETs are not validated anyway
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .overrideConfiguration(c -> c.apiCallTimeout(settings.timeout())
+                        .apiCallAttemptTimeout(settings.timeout()));
+        if (settings.endpoint() != null) {
+            builder.endpointOverride(settings.endpoint());
+        }
+        return builder.build();
     }
 
     /** The source holding {@code fqn/runId}, if any backend can serve it. Names must be valid ({@link PathNames}). */
@@ -40,38 +88,102 @@ public final class SourceResolver {
                 return Optional.of(new StorageLogSource(dir));
             }
         }
-        if (serviceUrl != null) {
-            return Optional.of(new PipelineServiceLogSource(http, serviceUrl, pipelineFqn, runId, serviceTimeout,
-                    serviceToken));
+        if (s3 != null && objectExists(pipelineFqn, runId)) {
+            return Optional.of(new ObjectStoreLogSource(s3, objectStore, pipelineFqn, runId));
+        }
+        if (airflow != null) {
+            return Optional.of(new AirflowLogSource(http, airflow, pipelineFqn));
+        }
+        if (s3 != null) {
+            return Optional.of(new ObjectStoreLogSource(s3, objectStore, pipelineFqn, runId));
         }
         return Optional.empty();
     }
 
-    /** True when the storage root has a directory for the pipeline. */
+    /** True when storage or object storage has anything of the pipeline. */
     public boolean storageKnows(String pipelineFqn) {
-        return storageRoot != null && PathNames.problem("fqn", pipelineFqn) == null
-                && Files.isDirectory(storageRoot.resolve(pipelineFqn));
+        if (PathNames.problem("fqn", pipelineFqn) != null) {
+            return false;
+        }
+        if (storageRoot != null && Files.isDirectory(storageRoot.resolve(pipelineFqn))) {
+            return true;
+        }
+        return s3 != null && !listObjects(pipelineFqn, 1).isEmpty();
     }
 
-    /** The newest run directory of the pipeline in storage (by modification time), if any. */
+    /** The newest stored run of the pipeline (storage or object storage, by modification time), if any. */
     public Optional<String> latestStoredRun(String pipelineFqn) {
-        if (!storageKnows(pipelineFqn)) {
-            return Optional.empty();
+        return recentRuns(pipelineFqn, 1).stream().findFirst().map(RunRef::runId);
+    }
+
+    /** Up to {@code limit} runs of the pipeline found in storage and object storage, newest first. */
+    public List<RunRef> recentRuns(String pipelineFqn, int limit) {
+        if (PathNames.problem("fqn", pipelineFqn) != null) {
+            return List.of();
         }
-        try (var runs = Files.list(storageRoot.resolve(pipelineFqn))) {
-            return runs.filter(Files::isDirectory)
-                    .max(java.util.Comparator.comparingLong(SourceResolver::modified))
-                    .map(p -> p.getFileName().toString());
-        } catch (java.io.IOException e) {
-            return Optional.empty();
+        Map<String, RunRef> runs = new LinkedHashMap<>();
+        if (storageRoot != null && Files.isDirectory(storageRoot.resolve(pipelineFqn))) {
+            try (Stream<Path> dirs = Files.list(storageRoot.resolve(pipelineFqn))) {
+                dirs.filter(Files::isDirectory).forEach(d -> runs.put(d.getFileName().toString(),
+                        new RunRef(d.getFileName().toString(), modified(d), "storage")));
+            } catch (IOException e) {
+                LOG.debug("listing runs of {} in storage: {}", pipelineFqn, e.toString());
+            }
+        }
+        if (s3 != null) {
+            String prefix = objectStore.runsPrefix(pipelineFqn);
+            for (S3Object object : listObjects(pipelineFqn, MAX_LISTED_KEYS)) {
+                String rest = object.key().substring(prefix.length());
+                int slash = rest.indexOf('/');
+                if (slash > 0 && rest.substring(slash).equals("/logs.txt")) {
+                    String run = rest.substring(0, slash);
+                    runs.merge(run, new RunRef(run, object.lastModified(), "s3"),
+                            (a, b) -> a.modified().isAfter(b.modified()) ? a : b);
+                }
+            }
+        }
+        List<RunRef> sorted = new ArrayList<>(runs.values());
+        sorted.sort(Comparator.comparing(RunRef::modified).reversed().thenComparing(RunRef::runId));
+        return List.copyOf(sorted.subList(0, Math.min(limit, sorted.size())));
+    }
+
+    @Override
+    public void close() {
+        if (s3 != null) {
+            s3.close();
         }
     }
 
-    private static long modified(Path p) {
+    private boolean objectExists(String pipelineFqn, String runId) {
         try {
-            return Files.getLastModifiedTime(p).toMillis();
-        } catch (java.io.IOException e) {
-            return 0;
+            s3.headObject(b -> b.bucket(objectStore.bucket()).key(objectStore.key(pipelineFqn, runId)));
+            return true;
+        } catch (NoSuchKeyException e) {
+            return false;
+        } catch (S3Exception e) {
+            // 404 on HEAD has no body, so the SDK may not type it; 403 and the rest: let the read report it
+            return e.statusCode() != 404;
+        } catch (SdkException e) {
+            LOG.debug("object store not reachable for {}/{}: {}", pipelineFqn, runId, e.toString());
+            return true;
+        }
+    }
+
+    private List<S3Object> listObjects(String pipelineFqn, int max) {
+        try {
+            return s3.listObjectsV2(b -> b.bucket(objectStore.bucket()).prefix(objectStore.runsPrefix(pipelineFqn))
+                    .maxKeys(max)).contents();
+        } catch (SdkException e) {
+            LOG.debug("listing {} in the object store: {}", pipelineFqn, e.toString());
+            return List.of();
+        }
+    }
+
+    private static Instant modified(Path p) {
+        try {
+            return Files.getLastModifiedTime(p).toInstant();
+        } catch (IOException e) {
+            return Instant.EPOCH;
         }
     }
 }

@@ -52,6 +52,12 @@ public final class StorageLogSource implements LogSource {
         return "storage";
     }
 
+    /** A new reader of the same file (its own position hint and handle). */
+    @Override
+    public LogSource reopen() {
+        return new StorageLogSource(runDir);
+    }
+
     @Override
     public java.util.Optional<Path> watchDirectory() {
         return java.util.Optional.of(runDir);

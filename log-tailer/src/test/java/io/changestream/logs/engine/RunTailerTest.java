@@ -243,6 +243,34 @@ class RunTailerTest {
             tailer.poll();
         }
         assertEquals(EndReason.MAX_DURATION, sink.last().reason());
+        assertTrue(sink.last().message().contains("stream.maxStreamSeconds"), sink.last().message());
+    }
+
+    @Test
+    void lateJoinerKeepsItsOwnHourWhileTheFirstViewerReachesItsCap() {
+        RunTailer tailer = tailer(null);
+        ListSink first = attach(tailer, null);
+        source.append("early");
+        clock.advanceSeconds(3540);
+        tailer.poll();
+        ListSink late = attach(tailer, "1");
+        clock.advanceSeconds(60);
+        source.append("at the hour");
+        tailer.poll();
+        assertEquals(EndReason.MAX_DURATION, first.last().reason());
+        assertEquals("2", first.last().after());
+        assertTrue(first.closed);
+        assertFalse(late.closed);
+        assertFalse(tailer.isTerminated());
+        clock.advanceSeconds(3539);
+        source.append("59 minutes later");
+        tailer.poll();
+        assertEquals("at the hour\n59 minutes later\n", late.text());
+        assertFalse(late.closed);
+        clock.advanceSeconds(1);
+        tailer.poll();
+        assertEquals(EndReason.MAX_DURATION, late.last().reason());
+        assertTrue(tailer.isTerminated());
     }
 
     @Test
@@ -254,7 +282,30 @@ class RunTailerTest {
         source.append("0123456789");
         tailer.poll();
         assertEquals(EndReason.MAX_BYTES, sink.last().reason());
-        assertNotNull(sink.last().message());
+        assertTrue(sink.last().message().contains("stream.maxStreamBytes"), sink.last().message());
+    }
+
+    @Test
+    void lateJoinerKeepsItsOwnBytes() {
+        settings = new StreamSettings(Duration.ofSeconds(2), 1000, 20, 1 << 20, 300, 3600, 300, 10, 60, 10,
+                256 << 10, 4 << 20, 200, 500, 25);
+        RunTailer tailer = tailer(null);
+        ListSink first = attach(tailer, null);
+        for (int i = 0; i < 2; i++) {
+            source.append("x".repeat(60));
+            tailer.poll();
+        }
+        ListSink late = attach(tailer, "2");
+        source.append("y".repeat(60));
+        tailer.poll();
+        assertEquals(EndReason.MAX_BYTES, first.last().reason());
+        assertFalse(late.closed);
+        source.append("z".repeat(60));
+        tailer.poll();
+        assertFalse(late.closed, "the late joiner was sent two frames, under its own 300 bytes");
+        source.append("w".repeat(60));
+        tailer.poll();
+        assertEquals(EndReason.MAX_BYTES, late.last().reason());
     }
 
     @Test

@@ -50,6 +50,7 @@ public final class DemoWriter implements AutoCloseable {
     private final AtomicLong runsFinished = new AtomicLong();
     private volatile boolean running = true;
     private volatile String currentRun;
+    private final java.util.concurrent.CountDownLatch firstRun = new java.util.concurrent.CountDownLatch(1);
 
     /**
      * @param db            the database holding the platform's tables
@@ -95,6 +96,12 @@ public final class DemoWriter implements AutoCloseable {
         return currentRun;
     }
 
+    /** The run being written now, waiting at most {@code timeout} for the first one to start; null if none did. */
+    public String awaitCurrentRun(Duration timeout) throws InterruptedException {
+        firstRun.await(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        return currentRun;
+    }
+
     private void loop() {
         int tick = 0;
         String runId = null;
@@ -103,6 +110,7 @@ public final class DemoWriter implements AutoCloseable {
                 if (runId == null) {
                     runId = "run-" + Instant.now(clock).toEpochMilli();
                     currentRun = runId;
+                    firstRun.countDown();
                     Files.createDirectories(logsRoot.resolve(PIPELINE_FQN).resolve(runId));
                     status(runId, "running");
                     tick = 0;

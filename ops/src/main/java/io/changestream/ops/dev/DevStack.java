@@ -246,9 +246,21 @@ public final class DevStack implements AutoCloseable {
         return "http://127.0.0.1:" + logs.port();
     }
 
+    /**
+     * The viewer page of the demo run being written now (waiting up to the start timeout for the first), the token
+     * in the fragment so the URL opens as is; without a run yet, the page that lists the pipeline's runs.
+     */
+    public String viewerUrl() throws InterruptedException {
+        String run = writer.awaitCurrentRun(settings.startTimeout());
+        return logsUrl() + "/ui/logs.html?fqn=" + DemoWriter.PIPELINE_FQN + (run == null ? "" : "&runId=" + run)
+                + "#token=" + settings.token();
+    }
+
     /** What to open and where: printed once everything runs. */
-    public String banner() {
+    public String banner() throws InterruptedException {
         String t = settings.token();
+        String viewer = viewerUrl();
+        String run = writer.currentRun() == null ? "<run>" : writer.currentRun();
         return String.join(System.lineSeparator(),
                 "",
                 "changestream dev stack is running (data in " + settings.dataDir().toAbsolutePath() + ")",
@@ -256,11 +268,12 @@ public final class DevStack implements AutoCloseable {
                 "  Kafka                 " + kafka.bootstrapServers(),
                 "  PostgreSQL            jdbc:postgresql://127.0.0.1:" + postgres.port() + "/" + DevPostgres.DATABASE
                         + " (user " + DevPostgres.USER + ")",
-                "  SSE log viewer        " + logsUrl() + "/ui/logs.html?fqn=" + DemoWriter.PIPELINE_FQN
-                        + "&runId=<run>  (runs: " + settings.dataDir().resolve("logs").resolve(DemoWriter.PIPELINE_FQN)
-                        + ")",
+                "  SSE log viewer        " + viewer + "  (the demo run being written now)",
+                "  recent runs           " + logsUrl() + "/ui/logs.html?fqn=" + DemoWriter.PIPELINE_FQN + "#token="
+                        + t + "  (newest first; logs in " + settings.dataDir().resolve("logs")
+                        .resolve(DemoWriter.PIPELINE_FQN) + ")",
                 "  SSE with curl         curl -N -H 'Authorization: Bearer " + t + "' " + logsUrl()
-                        + "/api/v1/services/ingestionPipelines/logs/" + DemoWriter.PIPELINE_FQN + "/stream/<run>",
+                        + "/api/v1/services/ingestionPipelines/logs/" + DemoWriter.PIPELINE_FQN + "/stream/" + run,
                 "  alert admin API       " + alertsUrl() + SubscriptionsClient.PATH + "  (curl -H 'Authorization: "
                         + "Bearer " + t + "' ...; ops/changestream subscriptions list --url " + alertsUrl() + ")",
                 "  metrics               http://127.0.0.1:" + cdc.httpPort() + "/metrics (cdc-connector), "

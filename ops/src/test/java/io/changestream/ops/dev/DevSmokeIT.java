@@ -66,6 +66,12 @@ class DevSmokeIT {
         assertTrue(out.toString().contains("smoke: OK"), out.toString());
         assertTrue(out.toString().contains("Bearer dev-token"), "prints the token and curl line: " + out);
         assertTrue(out.toString().contains("/ui/logs.html"), "prints the viewer URL: " + out);
+        // the viewer URL names the demo run being written (its log exists) and carries the token
+        Matcher viewer = java.util.regex.Pattern.compile(
+                "/ui/logs\\.html\\?fqn=([^&\\s]+)&runId=(run-\\d+)#token=dev-token").matcher(out.toString());
+        assertTrue(viewer.find(), "prints a working viewer URL for the current demo run: " + out);
+        assertTrue(Files.isDirectory(dir.resolve("state").resolve("logs").resolve(viewer.group(1))
+                .resolve(viewer.group(2))), "the run of the printed URL exists: " + viewer.group());
 
         // every service's scrape (kept by the smoke run) passes promtool, and the shipped rules and dashboard only
         // use metric names the services really export

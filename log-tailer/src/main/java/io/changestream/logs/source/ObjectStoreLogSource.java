@@ -1,0 +1,148 @@
+package io.changestream.logs.source;
+
+import io.changestream.logs.engine.SourceUnavailableException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * A run's log in object storage ({@link ObjectStoreSettings#key}), read forward by ranged GETs from the cursor. The
+ * platform rewrites the object whole on every flush (old content + new), so it only grows: the cursor is the byte
+ * offset after the last complete line delivered, and a read asks for {@code bytes=<cursor>-<cursor+maxBytes-1>}
+ * and returns up to its last newline (a line longer than {@code maxBytes} is returned in pieces cut at a UTF-8
+ * character boundary). 416 (range past the end) is an empty page; a missing object is {@link MissingLogException}
+ * (the run has not flushed yet); 403 is fatal ({@link SourceUnavailableException}); other errors and timeouts are
+ * transient. A cursor that is not a number restarts at 0 flagged {@link Page#restarted()}. Thread-safe.
+ */
+public final class ObjectStoreLogSource implements LogSource {
+
+    private static final int RANGE_NOT_SATISFIABLE = 416;
+    private static final int FORBIDDEN = 403;
+    private static final int NOT_FOUND = 404;
+
+    private final S3Client s3;
+    private final String bucket;
+    private final String key;
+
+    /** The source of {@code pipelineFqn/runId} (both validated by {@link PathNames}). */
+    public ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, String pipelineFqn, String runId) {
+        this.s3 = s3;
+        this.bucket = settings.bucket();
+        this.key = settings.key(PathNames.require("pipeline fqn", pipelineFqn), PathNames.require("run id", runId));
+    }
+
+    @Override
+    public String kind() {
+        return "s3";
+    }
+
+    @Override
+    public String startCursor() {
+        return "0";
+    }
+
+    /** The object key read. */
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public Page read(String cursor, int maxLines, long maxBytes) throws IOException {
+        long offset;
+        boolean restarted = false;
+        try {
+            offset = cursor == null ? 0 : Long.parseLong(cursor);
+            if (offset < 0) {
+                throw new NumberFormatException("negative");
+            }
+        } catch (NumberFormatException e) {
+            offset = 0;
+            restarted = true;
+        }
+        String before = Long.toString(offset);
+        long budget = Math.max(1, maxBytes);
+        String range = "bytes=" + offset + "-" + (offset + budget - 1);
+        byte[] bytes;
+        long total;
+        try {
+            ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)
+                    .range(range));
+            bytes = got.asByteArrayUnsafe();
+            total = totalSize(got.response(), offset + bytes.length);
+        } catch (S3Exception e) {
+            int status = e.statusCode();
+            if (status == RANGE_NOT_SATISFIABLE) {
+                return Page.empty(before, restarted);
+            }
+            if (status == FORBIDDEN) {
+                throw new SourceUnavailableException("The object store refused the log of this run (HTTP 403): "
+                        + "check the bucket policy and s3.* credentials.");
+            }
+            if (status == NOT_FOUND) {
+                throw new MissingLogException("No log object for this run yet.");
+            }
+            throw new IOException("object store answered HTTP " + status + " for " + key, e);
+        } catch (SdkException e) {
+            throw new IOException("object store not reachable: " + e.getMessage(), e);
+        }
+        int end = completeLines(bytes, maxLines);
+        if (end == 0 && bytes.length >= budget) {
+            end = characterBoundary(bytes);
+        }
+        long after = offset + end;
+        String text = new String(bytes, 0, end, StandardCharsets.UTF_8);
+        // more only when a page limit stopped this read (not for an incomplete last line still being written)
+        boolean more = after < total && (bytes.length >= budget || end < completeLines(bytes, Integer.MAX_VALUE));
+        return new Page(before, text, Long.toString(after), more, restarted);
+    }
+
+    /** The length up to the end of the last complete line within {@code maxLines} lines; 0 when none. */
+    private static int completeLines(byte[] bytes, int maxLines) {
+        int lines = 0;
+        int end = 0;
+        for (int i = 0; i < bytes.length && lines < maxLines; i++) {
+            if (bytes[i] == '\n') {
+                lines++;
+                end = i + 1;
+            }
+        }
+        return end;
+    }
+
+    /** The longest prefix of {@code bytes} that does not split a UTF-8 character (at least 1). */
+    private static int characterBoundary(byte[] bytes) {
+        int p = bytes.length;
+        int continuation = 0;
+        while (p > 0 && continuation < 3 && (bytes[p - 1] & 0xC0) == 0x80) {
+            p--;
+            continuation++;
+        }
+        if (p == 0) {
+            return bytes.length;
+        }
+        int lead = bytes[p - 1] & 0xFF;
+        int length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+        int end = p - 1 + length <= bytes.length ? bytes.length : p - 1;
+        return Math.max(1, end);
+    }
+
+    /** The object's size from {@code Content-Range: bytes a-b/size}; {@code fallback} when absent. */
+    private static long totalSize(GetObjectResponse response, long fallback) {
+        String range = response.contentRange();
+        if (range != null) {
+            int slash = range.lastIndexOf('/');
+            if (slash >= 0 && !range.endsWith("*")) {
+                try {
+                    return Long.parseLong(range.substring(slash + 1).trim());
+                } catch (NumberFormatException e) {
+                    return fallback;
+                }
+            }
+        }
+        return fallback;
+    }
+}
