@@ -10,8 +10,10 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Kafka's reset-plan CSV, as {@code kafka-consumer-groups --reset-offsets --export} writes it and
  * {@code --from-file} reads it: no header, one partition a line, {@code topic,partition,offset} when one group is
- * reset and {@code group,topic,partition,offset} for several ({@code --all-groups}). Fields holding a comma, a quote
- * or a line break are quoted with doubled quotes (what Jackson's CSV writer does in the tool).
+ * reset and {@code group,topic,partition,offset} for several ({@code --all-groups}). A text field is quoted (quotes
+ * inside doubled) exactly when the tool's Jackson CSV writer quotes it: longer than 24 characters, or holding a
+ * character below {@code '-'} (space, comma, quote, control characters…) — so {@code cs.changes} stays bare and a
+ * 36-character group id is quoted.
  */
 public final class ResetPlanCsv {
 
@@ -96,12 +98,15 @@ public final class ResetPlanCsv {
         }
     }
 
-    private static String field(String value) {
-        if (value.indexOf(',') < 0 && value.indexOf('"') < 0 && value.indexOf('\n') < 0
-                && value.indexOf('\r') < 0) {
-            return value;
+    /** Jackson CSV's loose check ({@code CsvEncoder._mayNeedQuotes}) does not look into strings over 24 chars. */
+    private static final int MAX_QUOTE_CHECK = 24;
+
+    static String field(String value) {
+        boolean quote = value.length() > MAX_QUOTE_CHECK;
+        for (int i = 0; i < value.length() && !quote; i++) {
+            quote = value.charAt(i) < '-';
         }
-        return '"' + value.replace("\"", "\"\"") + '"';
+        return quote ? '"' + value.replace("\"", "\"\"") + '"' : value;
     }
 
     private static List<String> split(String line, int lineNo) {

@@ -235,11 +235,13 @@ class OffsetResetIT {
     void exportWritesKafkasCsvAndFromFileReadsItBackClampedToTheLog() throws Exception {
         String group = newGroup();
         ResetPlan plan = plan(group, ResetStrategy.toDatetime("2026-11-29T10:00:04.000"));
-        assertEquals(topic + ",0,4\n" + topic + ",1,4\n", ResetPlanCsv.export(List.of(plan), false));
-        assertEquals(group + "," + topic + ",0,4\n" + group + "," + topic + ",1,4\n",
-                ResetPlanCsv.export(List.of(plan), true));
+        // topic and group ids are over 24 characters: quoted, as Kafka's tool (Jackson CSV) writes them
+        String t = '"' + topic + '"';
+        String g = '"' + group + '"';
+        assertEquals(t + ",0,4\n" + t + ",1,4\n", ResetPlanCsv.export(List.of(plan), false));
+        assertEquals(g + "," + t + ",0,4\n" + g + "," + t + ",1,4\n", ResetPlanCsv.export(List.of(plan), true));
         // the exported file round-trips; a hand-edited line past the end is clamped like --to-offset
-        String csv = ResetPlanCsv.export(List.of(plan), false).replace(topic + ",1,4", topic + ",1,12");
+        String csv = ResetPlanCsv.export(List.of(plan), false).replace(t + ",1,4", topic + ",1,12");
         ResetStrategy.FromFile file = new ResetStrategy.FromFile("plan.csv",
                 ResetPlanCsv.parse(csv, group).get(group));
         ResetPlan fromFile = reset().plan(group, null, file);
@@ -295,5 +297,16 @@ class OffsetResetIT {
             assertEquals(7L, ownAdmin.listConsumerGroupOffsets("active").partitionsToOffsetAndMetadata()
                     .get(30, TimeUnit.SECONDS).get(tp).offset(), "the active group is left alone");
         }
+    }
+
+    @Test
+    void exportQuotesExactlyWhereKafkasJacksonWriterDoes() {
+        assertEquals("cs.changes", ResetPlanCsv.field("cs.changes"));
+        assertEquals("abcdefghijklmnopqrstuvwx", ResetPlanCsv.field("abcdefghijklmnopqrstuvwx"));
+        assertEquals("\"abcdefghijklmnopqrstuvwxy\"", ResetPlanCsv.field("abcdefghijklmnopqrstuvwxy"));
+        assertEquals("\"a b\"", ResetPlanCsv.field("a b"));
+        assertEquals("\"say \"\"hi\"\",x\"", ResetPlanCsv.field("say \"hi\",x"));
+        assertEquals(Map.of(new TopicPartition("t", 0), 5L),
+                ResetPlanCsv.parse("\"say \"\"hi\"\",x\",t,0,5\n", null).get("say \"hi\",x"));
     }
 }
