@@ -8,7 +8,6 @@ import io.changestream.alerts.runtime.RuntimeConfig;
 import io.changestream.testkit.ReadmeSettingsTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,16 +32,7 @@ class ConfigReferenceTest {
     void readmeSettingsTableMatchesTheKeysTheCodeReads() throws Exception {
         Map<String, String> expected = declared();
         Map<String, String[]> rows = ReadmeSettingsTable.rows(Files.readString(README));
-        List<String> problems = new ArrayList<>();
-        expected.forEach((key, value) -> {
-            String[] row = rows.get(key);
-            if (row == null) {
-                problems.add("missing: " + key);
-            } else if (!row[0].equals(value) && !row[0].startsWith(value + " (")) {
-                problems.add(key + ": README shows default '" + row[0] + "', the code uses '" + value + "'");
-            }
-        });
-        rows.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("not read: " + k));
+        List<String> problems = ReadmeSettingsTable.problems(expected, rows);
         if (!problems.isEmpty()) {
             StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
             expected.forEach((key, value) -> table.append("| `").append(key).append("` | ")

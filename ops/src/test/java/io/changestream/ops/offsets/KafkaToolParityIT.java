@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
-import io.changestream.testkit.KafkaTestClients;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.tools.consumer.group.ConsumerGroupCommand;
 import org.junit.jupiter.api.AfterAll;
@@ -57,13 +55,7 @@ class KafkaToolParityIT {
         admin = broker.admin();
         topic = "parity-" + UUID.randomUUID();
         broker.createTopic(topic, 2);
-        List<ProducerRecord<String, String>> records = new ArrayList<>();
-        for (int p = 0; p < 2; p++) {
-            for (int i = 0; i < RECORDS; i++) {
-                records.add(new ProducerRecord<>(topic, p, T0.plusSeconds(i).toEpochMilli(), "k" + i, "v" + i));
-            }
-        }
-        KafkaTestClients.produce(broker, records);
+        TimedRecords.produce(broker, topic, 2, T0, RECORDS);
         // partition 1 starts at 3: clamping to the log start differs from clamping to 0
         admin.deleteRecords(Map.of(new TopicPartition(topic, 1), RecordsToDelete.beforeOffset(3))).all()
                 .get(30, TimeUnit.SECONDS);

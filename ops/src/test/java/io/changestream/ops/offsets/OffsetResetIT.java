@@ -52,13 +52,7 @@ class OffsetResetIT {
         admin = broker.admin();
         topic = "offsets-" + UUID.randomUUID();
         broker.createTopic(topic, 2);
-        List<ProducerRecord<String, String>> records = new ArrayList<>();
-        for (int p = 0; p < 2; p++) {
-            for (int i = 0; i < RECORDS; i++) {
-                records.add(new ProducerRecord<>(topic, p, T0.plusSeconds(i).toEpochMilli(), "k" + i, "v" + i));
-            }
-        }
-        KafkaTestClients.produce(broker, records);
+        TimedRecords.produce(broker, topic, 2, T0, RECORDS);
     }
 
     @AfterAll
@@ -263,11 +257,7 @@ class OffsetResetIT {
         try (KafkaBroker own = Brokers.start(Map.of()); Admin ownAdmin = own.admin()) {
             String t = "all-groups-" + UUID.randomUUID();
             own.createTopic(t, 1);
-            List<ProducerRecord<String, String>> records = new ArrayList<>();
-            for (int i = 0; i < RECORDS; i++) {
-                records.add(new ProducerRecord<>(t, 0, T0.plusSeconds(i).toEpochMilli(), "k", "v" + i));
-            }
-            KafkaTestClients.produce(own, records);
+            TimedRecords.produce(own, t, 1, T0, RECORDS);
             TopicPartition tp = new TopicPartition(t, 0);
             for (String g : List.of("a", "b", "active")) {
                 ownAdmin.alterConsumerGroupOffsets(g, Map.of(tp, new OffsetAndMetadata(7))).all()
