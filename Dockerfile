@@ -15,7 +15,7 @@ RUN mvn -B -q -pl ops -am package -DskipTests
 
 FROM eclipse-temurin:17-jre
 RUN useradd --system --uid 10001 changestream \
-    && mkdir -p /var/lib/changestream && chown changestream /var/lib/changestream
+    && mkdir -p /var/lib/changestream/logs && chown -R changestream /var/lib/changestream
 COPY --from=build /src/ops/target/changestream.jar /opt/changestream/changestream.jar
 USER changestream
 WORKDIR /var/lib/changestream

@@ -1,6 +1,5 @@
 package io.changestream.testkit;
 
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -8,8 +7,9 @@ import java.util.Map;
  *
  * <p>The implementation is selected by the system property {@code changestream.test.kafka} (or the
  * environment variable {@code CHANGESTREAM_TEST_KAFKA}): {@code embedded} (default) starts the
- * in-JVM KRaft broker; {@code testcontainers} is reserved for machines with a Docker engine and
- * fails loudly when Testcontainers is not on the test classpath. Nothing falls back silently.
+ * in-JVM KRaft broker; {@code testcontainers} starts Testcontainers' Kafka module and fails at once
+ * where it cannot run (no Docker engine, or Testcontainers not on the classpath): see
+ * {@link TestComponents}. Nothing falls back silently.
  */
 public final class Brokers {
 
@@ -44,18 +44,10 @@ public final class Brokers {
 
     /** A broker of its own for a test that restarts or reconfigures it; the caller closes it. */
     public static KafkaBroker start(Map<String, String> brokerOverrides) {
-        String kind = selected();
-        switch (kind) {
-            case "embedded":
-                return EmbeddedKafkaBroker.start(brokerOverrides);
-            case "testcontainers":
-                throw new HarnessException("changestream.test.kafka=testcontainers was requested, but "
-                        + "Testcontainers is not on this build's test classpath and this machine has no "
-                        + "Docker engine; use the default 'embedded'");
-            default:
-                throw new HarnessException("unknown " + SETTING + "='" + kind
-                        + "' (expected embedded or testcontainers)");
+        if (TestComponents.require(TestComponents.Component.KAFKA) == TestComponents.Kind.TESTCONTAINERS) {
+            return Containers.kafka(brokerOverrides);
         }
+        return EmbeddedKafkaBroker.start(brokerOverrides);
     }
 
     private static void closeWithin(KafkaBroker broker, java.time.Duration budget) {
@@ -69,11 +61,4 @@ public final class Brokers {
         }
     }
 
-    static String selected() {
-        String value = System.getProperty(SETTING);
-        if (value == null || value.isBlank()) {
-            value = System.getenv("CHANGESTREAM_TEST_KAFKA");
-        }
-        return value == null || value.isBlank() ? "embedded" : value.trim().toLowerCase(Locale.ROOT);
-    }
 }

@@ -4,9 +4,8 @@ import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
- * A running Kafka cluster that tests talk to. Kept behind this interface so that, where a Docker
- * engine exists, a Testcontainers Kafka could stand in (see {@link Brokers}); here only the
- * in-JVM broker runs.
+ * A running Kafka cluster that tests talk to: the in-JVM broker by default, Testcontainers' Kafka
+ * module with {@code -Dchangestream.test.kafka=testcontainers} (see {@link Brokers}, {@link TestComponents}).
  */
 public interface KafkaBroker extends AutoCloseable {
 

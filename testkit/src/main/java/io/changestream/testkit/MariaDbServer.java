@@ -39,16 +39,32 @@ public final class MariaDbServer implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final Process process;
+    private final String host;
+    private final Runnable containerStop;
     private volatile boolean closed;
 
     private MariaDbServer(Path dir, int port, Process process) {
         this.dir = dir;
         this.port = port;
         this.process = process;
+        this.host = "127.0.0.1";
+        this.containerStop = null;
+    }
+
+    /** A server in a container ({@link Containers}), stopped by {@code stop}. */
+    MariaDbServer(String host, int port, Runnable stop) {
+        this.dir = null;
+        this.port = port;
+        this.process = null;
+        this.host = host;
+        this.containerStop = stop;
     }
 
     /** Installs a fresh data directory and starts the server; fails loudly when MariaDB is missing. */
     public static MariaDbServer start() {
+        if (TestComponents.require(TestComponents.Component.MARIADB) == TestComponents.Kind.TESTCONTAINERS) {
+            return Containers.mariadb();
+        }
         if (!Files.isExecutable(MARIADBD) || !Files.isExecutable(INSTALL_DB)) {
             throw new HarnessException("MariaDB server binaries not found (" + MARIADBD + ", " + INSTALL_DB
                     + "): install Debian's mariadb-server (ops/test does this)");
@@ -116,7 +132,7 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     public String host() {
-        return "127.0.0.1";
+        return host;
     }
 
     public int port() {
@@ -124,7 +140,7 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     public String jdbcUrl() {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE;
+        return "jdbc:mariadb://" + host + ":" + port + "/" + DATABASE;
     }
 
     public Connection connection() throws SQLException {
@@ -159,6 +175,10 @@ public final class MariaDbServer implements AutoCloseable {
             return;
         }
         closed = true;
+        if (containerStop != null) {
+            containerStop.run();
+            return;
+        }
         process.destroy();
         try {
             if (!process.waitFor(20, TimeUnit.SECONDS)) {

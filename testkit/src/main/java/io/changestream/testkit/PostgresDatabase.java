@@ -25,15 +25,35 @@ public final class PostgresDatabase implements AutoCloseable {
     /** Database the tests use. */
     public static final String DATABASE = "postgres";
 
-    private final EmbeddedPostgres postgres;
-    private volatile boolean closed;
-
-    private PostgresDatabase(EmbeddedPostgres postgres) {
-        this.postgres = postgres;
+    /** How a backend stops. */
+    interface Stopper {
+        void stop() throws IOException;
     }
 
-    /** Starts a fresh cluster; fails loudly when the binaries cannot run here. */
+    private final String host;
+    private final int port;
+    private final String jdbcUrl;
+    private final DataSource dataSource;
+    private final Stopper stopper;
+    private volatile boolean closed;
+
+    PostgresDatabase(String host, int port, String jdbcUrl, DataSource dataSource, Stopper stopper) {
+        this.host = host;
+        this.port = port;
+        this.jdbcUrl = jdbcUrl;
+        this.dataSource = dataSource;
+        this.stopper = stopper;
+    }
+
+    /**
+     * Starts a fresh cluster: the embedded binaries by default, a Testcontainers PostgreSQL with
+     * {@code -Dchangestream.test.postgres=testcontainers} ({@link TestComponents}); fails loudly when the selected one
+     * cannot run here.
+     */
     public static PostgresDatabase start() {
+        if (TestComponents.require(TestComponents.Component.POSTGRES) == TestComponents.Kind.TESTCONTAINERS) {
+            return Containers.postgres();
+        }
         try {
             EmbeddedPostgres pg = EmbeddedPostgres.builder()
                     .setServerConfig("wal_level", "logical")
@@ -44,26 +64,27 @@ public final class PostgresDatabase implements AutoCloseable {
                     .setServerConfig("max_connections", "200")
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .start();
-            return new PostgresDatabase(pg);
+            return new PostgresDatabase("localhost", pg.getPort(), pg.getJdbcUrl(USER, DATABASE),
+                    pg.getPostgresDatabase(), pg::close);
         } catch (IOException | RuntimeException e) {
             throw new HarnessException("the embedded PostgreSQL (wal_level=logical) did not start", e);
         }
     }
 
     public String host() {
-        return "localhost";
+        return host;
     }
 
     public int port() {
-        return postgres.getPort();
+        return port;
     }
 
     public String jdbcUrl() {
-        return postgres.getJdbcUrl(USER, DATABASE);
+        return jdbcUrl;
     }
 
     public DataSource dataSource() {
-        return postgres.getPostgresDatabase();
+        return dataSource;
     }
 
     public Connection connection() throws SQLException {
@@ -108,9 +129,9 @@ public final class PostgresDatabase implements AutoCloseable {
             // the cluster is deleted below anyway
         }
         try {
-            postgres.close();
-        } catch (IOException e) {
-            throw new HarnessException("the embedded PostgreSQL did not stop cleanly", e);
+            stopper.stop();
+        } catch (IOException | RuntimeException e) {
+            throw new HarnessException("the test PostgreSQL did not stop cleanly", e);
         }
     }
 }

@@ -39,6 +39,25 @@ public final class ReadmeSettingsTable {
         return rows;
     }
 
+    /**
+     * What differs between the settings a module's code declares ({@code expected}: key → default) and its README
+     * table: keys without a row, rows without a key, and defaults that neither equal the code's nor start with it
+     * followed by a note in parentheses. Empty when they match.
+     */
+    public static java.util.List<String> problems(Map<String, String> expected, Map<String, String[]> rows) {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        expected.forEach((key, value) -> {
+            String[] row = rows.get(key);
+            if (row == null) {
+                problems.add("missing: " + key);
+            } else if (!row[0].equals(value) && !row[0].startsWith(value + " (")) {
+                problems.add(key + ": README shows default '" + row[0] + "', the code uses '" + value + "'");
+            }
+        });
+        rows.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("not read: " + k));
+        return problems;
+    }
+
     private static String clean(String cell) {
         return cell.replace("`", "").replace("&lt;", "<").replace("&gt;", ">").trim();
     }

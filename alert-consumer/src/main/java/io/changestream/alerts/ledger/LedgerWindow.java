@@ -3,7 +3,6 @@ package io.changestream.alerts.ledger;
 import io.changestream.topics.model.DeliveryRecord;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;

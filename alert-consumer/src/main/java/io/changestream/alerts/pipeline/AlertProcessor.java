@@ -131,6 +131,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
             deadLetterMalformed(event, e);
             return Outcome.success();
         }
+        org.slf4j.MDC.put("eventId", notice.eventId()); // cleared by the runtime after the record (decision 1505)
         TopicPartition tp = new TopicPartition(event.topic(), event.partition());
         Releases.Call call = releases.enter(tp);
         try {
@@ -148,6 +149,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         String retryReason = null;
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
+            org.slf4j.MDC.put("subscriptionId", sub.id());
             EventProgress.Pair pair = progress.pairs.get(sub.id());
             if (pair != null && pair.settled) {
                 continue;
@@ -333,6 +335,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         String reason = failure.kind() + ": " + failure.reason();
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
+            org.slf4j.MDC.put("subscriptionId", sub.id());
             EventProgress.Pair pair = progress.pairs.get(sub.id());
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
             if ((pair != null && pair.settled) || groups.isEmpty()) {

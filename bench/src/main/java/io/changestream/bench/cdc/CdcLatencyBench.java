@@ -35,7 +35,9 @@ import org.apache.kafka.common.TopicPartition;
  * LIMIT 100} every pollInterval, draining every full page in the same tick — the most favourable reading of the
  * baseline) at 10 s (the platform's default) and 1 s. Prints a table and, last, {@code RESULT {...}}.
  *
- * <p>Arguments: {@code [rate] [seconds]} (default 1000 30).
+ * <p>Arguments: {@code [rate] [seconds] [writers]} (default 1000 30 and one writer connection per started
+ * 1,000 rows/s: a single connection committing one row per transaction cannot keep much more than that schedule
+ * here, so at 5,000 rows/s five connections share it, each on its own slot of the schedule).
  */
 public final class CdcLatencyBench {
 
@@ -48,13 +50,22 @@ public final class CdcLatencyBench {
     private final Map<String, Long> committedAt = new ConcurrentHashMap<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
 
-    private CdcLatencyBench() {
+    private final int writers;
+    private final String loadBefore = loadAverage();
+
+    private CdcLatencyBench(int writers) {
+        this.writers = writers;
     }
 
     public static void main(String[] args) throws Exception {
         int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        new CdcLatencyBench().run(rate, seconds);
+        int writers = args.length > 2 ? Integer.parseInt(args[2]) : Math.max(1, (rate + 999) / 1_000);
+        if (rate < 1 || seconds < 1 || writers < 1 || writers > rate) {
+            throw new IllegalArgumentException("rate, seconds and writers must be >= 1 and writers <= rate, were "
+                    + rate + ", " + seconds + ", " + writers);
+        }
+        new CdcLatencyBench(writers).run(rate, seconds);
     }
 
     private void run(int rate, int seconds) throws Exception {
@@ -130,9 +141,34 @@ public final class CdcLatencyBench {
         return t;
     }
 
-    /** One row per transaction at a fixed schedule; returns the rows inserted (measured ones are remembered). */
+    /**
+     * One row per transaction at a fixed schedule of {@code rate} rows/s, split over {@link #writers} connections
+     * (writer w takes slots w, w + writers, …); returns the rows inserted (measured ones are remembered).
+     */
     private int insert(PostgresDatabase pg, int rate, int seconds, boolean measured) throws Exception {
         int total = rate * seconds;
+        long start = System.nanoTime();
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        try {
+            for (int w = 0; w < writers; w++) {
+                int writer = w;
+                done.add(pool.submit(() -> {
+                    insertSlots(pg, rate, total, writer, start, measured);
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return total;
+    }
+
+    private void insertSlots(PostgresDatabase pg, int rate, int total, int writer, long start, boolean measured)
+            throws Exception {
         long intervalNanos = TimeUnit.SECONDS.toNanos(1) / rate;
         List<String> entities = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
@@ -141,8 +177,7 @@ public final class CdcLatencyBench {
         try (Connection c = pg.connection();
              PreparedStatement insert = c.prepareStatement("INSERT INTO change_event (json) VALUES (?::jsonb)")) {
             c.setAutoCommit(true);
-            long start = System.nanoTime();
-            for (int i = 0; i < total; i++) {
+            for (int i = writer; i < total; i += writers) {
                 long due = start + i * intervalNanos;
                 long wait = due - System.nanoTime();
                 if (wait > 0) {
@@ -158,7 +193,6 @@ public final class CdcLatencyBench {
                 }
             }
         }
-        return total;
     }
 
     private void consume(KafkaBroker broker, Measured measured) {
@@ -212,8 +246,9 @@ public final class CdcLatencyBench {
                           Measured poll1) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%ncdc-latency: %d rows, target %d rows/s for %d s, achieved %.0f "
-                + "rows/s (one row per transaction, PostgreSQL synchronous_commit=on), after %d s of unmeasured "
-                + "warm-up%n", inserted, rate, seconds, actualRate, WARMUP_SECONDS));
+                + "rows/s (one row per transaction, %d writer connection(s), PostgreSQL synchronous_commit=on), "
+                + "after %d s of unmeasured warm-up; host load average (1/5/15 min) before the run %s, at its end "
+                + "%s%n", inserted, rate, seconds, actualRate, writers, WARMUP_SECONDS, loadBefore, loadAverage()));
         out.append(String.format(Locale.ROOT, "%-36s %8s %10s %10s %10s%n", "reader", "rows", "p50 ms", "p99 ms",
                 "max ms"));
         for (Measured m : List.of(cdc, poll1, poll10)) {
@@ -227,9 +262,21 @@ public final class CdcLatencyBench {
         double baselineP99 = percentile(poll10.latenciesMs(), 99);
         out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"cdc-latency\",\"rate\":%.1f,\"rows\":%d,"
                         + "\"seen\":%d,\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"baseline_p99_ms\":%.1f,"
-                        + "\"baseline_1s_p99_ms\":%.1f,\"ratio\":%.1f}%n", actualRate, inserted, cdc.count(), p50, p99,
-                baselineP99, percentile(poll1.latenciesMs(), 99), baselineP99 / p99));
+                        + "\"baseline_1s_p99_ms\":%.1f,\"ratio\":%.1f,\"target_rate\":%d,\"writers\":%d,"
+                        + "\"load_before\":\"%s\",\"load_after\":\"%s\"}%n", actualRate, inserted, cdc.count(), p50,
+                p99, baselineP99, percentile(poll1.latenciesMs(), 99), baselineP99 / p99, rate, writers, loadBefore,
+                loadAverage()));
         return out.toString();
+    }
+
+    /** The host's 1/5/15-minute load average (Linux), so a figure taken under load says so. */
+    private static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     private static double percentile(double[] sorted, int p) {

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "changestream", mixinStandardHelpOptions = true, versionProvider = Launcher.Version.class,
         description = "Kafka-native change events, alerts and live ingestion logs: services and operator tools.",
-        subcommands = {DevCommand.class, CdcCommand.class, AlertsCommand.class, LogsCommand.class, TopicsCommand.class,
+        subcommands = {DevCommand.class, DemoCommand.class, CdcCommand.class, AlertsCommand.class, LogsCommand.class, TopicsCommand.class,
                 OffsetsCommand.class, SubscriptionsCommand.class, DlqCommand.class})
 public final class Launcher implements Runnable {
 

@@ -4,7 +4,9 @@ import io.changestream.ops.offsets.GroupOffsets;
 import io.changestream.ops.offsets.OffsetReset;
 import io.changestream.ops.offsets.PartitionPlan;
 import io.changestream.ops.offsets.ResetMarkers;
+import io.changestream.ops.UsageException;
 import io.changestream.ops.offsets.ResetPlan;
+import io.changestream.ops.offsets.ResetPlanCsv;
 import io.changestream.ops.offsets.ResetStrategy;
 import io.changestream.ops.offsets.TopicSelection;
 import io.changestream.topics.TopicCatalog;
@@ -64,9 +66,12 @@ final class OffsetsCommand extends ParentCommand {
                     "For an alert group, --execute also writes a reset marker per partition to the alert-ledger: "
                             + "the group re-delivers from the new offsets (receivers see the same Idempotency-Key). "
                             + "--skip-delivered keeps dedupe: only what the group did not deliver yet is sent."})
-    static final class Reset extends GroupCommand {
+    static final class Reset extends KafkaCommand {
 
         @ArgGroup(exclusive = true, multiplicity = "1")
+        Groups groups;
+
+        @ArgGroup(exclusive = true, multiplicity = "0..1")
         Scope scope;
 
         @ArgGroup(exclusive = true, multiplicity = "1")
@@ -83,6 +88,19 @@ final class OffsetsCommand extends ParentCommand {
                 description = "Topic name prefix of the alert-ledger the reset marker goes to (default "
                         + "${DEFAULT-VALUE}).")
         String namespace;
+
+        static final class Groups {
+            @Option(names = "--group", required = true, description = "The consumer group.")
+            String group;
+
+            @Option(names = "--all-groups", required = true, description = "Every consumer group; groups with "
+                    + "active members are refused (exit 1) and the others reset.")
+            boolean allGroups;
+        }
+
+        @Option(names = "--export", description = "Print the plan as Kafka's CSV (topic,partition,offset; with "
+                + "--all-groups group,topic,partition,offset) instead of the table, for --from-file.")
+        boolean export;
 
         static final class Scope {
             @Option(names = "--topic", paramLabel = "TOPIC[:P,P]", description = "A topic, optionally with "
@@ -114,6 +132,13 @@ final class OffsetsCommand extends ParentCommand {
             @Option(names = "--shift-by", paramLabel = "N", description = "Committed offset "
                     + "plus N (may be negative), clamped to the log.")
             Long shiftBy;
+
+            @Option(names = "--to-current", description = "The committed offset (log end where there is none).")
+            boolean toCurrent;
+
+            @Option(names = "--from-file", paramLabel = "CSV", description = "The offsets of a plan file in "
+                    + "Kafka's CSV format (as --export prints it); the file names the partitions.")
+            java.nio.file.Path fromFile;
         }
 
         static final class Mode {
@@ -127,25 +152,46 @@ final class OffsetsCommand extends ParentCommand {
         @Override
         public Integer call() {
             Launcher launcher = Launcher.of(spec);
-            ResetStrategy strategy = strategy();
-            TopicSelection selection = scope.allTopics ? TopicSelection.all() : TopicSelection.of(scope.topics);
+            if (target.fromFile != null && scope != null) {
+                throw new UsageException("--from-file names its partitions: drop --topic/--all-topics");
+            }
+            if (target.fromFile == null && scope == null) {
+                throw new UsageException("give --topic or --all-topics (or --from-file)");
+            }
+            Map<String, ResetStrategy.FromFile> files = target.fromFile == null ? null : readPlanFile();
+            ResetStrategy strategy = files == null ? strategy() : null;
+            TopicSelection selection = scope == null ? null
+                    : scope.allTopics ? TopicSelection.all() : TopicSelection.of(scope.topics);
             boolean execute = mode != null && mode.execute;
             try (Admin admin = kafka.admin(launcher.env())) {
                 OffsetReset reset = new OffsetReset(admin, launcher.clock(), kafka.timeout);
-                ResetPlan plan = reset.plan(group, selection, strategy);
+                if (groups.allGroups) {
+                    return allGroups(launcher, admin, reset, selection, strategy, files, execute);
+                }
+                ResetStrategy forGroup = files == null ? strategy : files.get(groups.group);
+                if (forGroup == null) {
+                    throw new UsageException("--from-file " + target.fromFile + " has no plan for group '"
+                            + groups.group + "'");
+                }
+                ResetPlan plan = reset.plan(groups.group, selection, forGroup);
                 if (execute) {
                     plan = reset.execute(plan);
                 }
-                print(plan, spec.commandLine().getOut());
+                if (export) {
+                    spec.commandLine().getOut().print(ResetPlanCsv.export(List.of(plan), false));
+                } else {
+                    print(plan, spec.commandLine().getOut());
+                }
                 if (execute) {
-                    mark(launcher, admin, plan, spec.commandLine().getOut());
+                    PrintWriter notes = export ? spec.commandLine().getErr() : spec.commandLine().getOut();
+                    mark(launcher, admin, List.of(plan), notes);
                 }
             }
             return Launcher.OK;
         }
 
         /** Writes the reset markers unless {@code --skip-delivered}; says what the alert service will do. */
-        private void mark(Launcher launcher, Admin admin, ResetPlan plan, PrintWriter out) {
+        private void mark(Launcher launcher, Admin admin, List<ResetPlan> plans, PrintWriter out) {
             String ledger = new TopicCatalog(namespace).alertLedger().name();
             if (skipDelivered) {
                 out.println("--skip-delivered: no reset marker; the alert service skips what the group already "
@@ -155,11 +201,48 @@ final class OffsetsCommand extends ParentCommand {
             try (Producer<String, String> producer = new KafkaProducer<>(kafka.properties(launcher.env()).with(
                     Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.CLIENT_ID_CONFIG, "changestream-ops")),
                     new StringSerializer(), new StringSerializer())) {
-                int written = new ResetMarkers(admin, producer, launcher.clock(), kafka.timeout).write(plan, ledger);
+                ResetMarkers markers = new ResetMarkers(admin, producer, launcher.clock(), kafka.timeout);
+                int written = 0;
+                for (ResetPlan plan : plans) {
+                    written += markers.write(plan, ledger);
+                }
                 out.println(written == 0 ? "No " + ledger + " topic: no reset marker written."
                         : "Wrote " + written + " reset marker(s) to " + ledger + ": the group re-delivers from the "
                         + "new offsets.");
             }
+        }
+
+        private int allGroups(Launcher launcher, Admin admin, OffsetReset reset, TopicSelection selection,
+                              ResetStrategy strategy, Map<String, ResetStrategy.FromFile> files, boolean execute) {
+            OffsetReset.GroupsPlan all = reset.planAllGroups(selection, strategy, files);
+            List<ResetPlan> plans = new java.util.ArrayList<>();
+            for (ResetPlan plan : all.plans()) {
+                plans.add(execute ? reset.execute(plan) : plan);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            if (export) {
+                out.print(ResetPlanCsv.export(plans, true));
+            } else {
+                plans.forEach(p -> print(p, out));
+            }
+            if (execute && !plans.isEmpty()) {
+                mark(launcher, admin, plans, export ? spec.commandLine().getErr() : out);
+            }
+            all.refused().forEach(spec.commandLine().getErr()::println);
+            return all.refused().isEmpty() ? Launcher.OK : Launcher.FAILED;
+        }
+
+        private Map<String, ResetStrategy.FromFile> readPlanFile() {
+            String csv;
+            try {
+                csv = java.nio.file.Files.readString(target.fromFile);
+            } catch (java.io.IOException e) {
+                throw new UsageException("--from-file " + target.fromFile + " cannot be read: " + e.getMessage());
+            }
+            Map<String, ResetStrategy.FromFile> out = new java.util.LinkedHashMap<>();
+            ResetPlanCsv.parse(csv, groups.allGroups ? null : groups.group).forEach((g, offsets) ->
+                    out.put(g, new ResetStrategy.FromFile(target.fromFile.toString(), offsets)));
+            return out;
         }
 
         private ResetStrategy strategy() {
@@ -177,6 +260,9 @@ final class OffsetsCommand extends ParentCommand {
             }
             if (target.toOffset != null) {
                 return new ResetStrategy.ToOffset(target.toOffset);
+            }
+            if (target.toCurrent) {
+                return new ResetStrategy.ToCurrent();
             }
             return new ResetStrategy.ShiftBy(target.shiftBy);
         }
@@ -197,14 +283,18 @@ final class OffsetsCommand extends ParentCommand {
         }
     }
 
-    /** What both subcommands share: the Kafka connection and the group. */
-    abstract static class GroupCommand implements Callable<Integer> {
+    /** What both subcommands share: the Kafka connection. */
+    abstract static class KafkaCommand implements Callable<Integer> {
 
         @Spec
         CommandSpec spec;
 
         @Mixin
         KafkaOptions kafka;
+    }
+
+    /** A command on one group. */
+    abstract static class GroupCommand extends KafkaCommand {
 
         @Option(names = "--group", required = true, description = "The consumer group.")
         String group;

@@ -145,22 +145,7 @@ public final class DevStack implements AutoCloseable {
 
     /** Writes the demo subscription (the platform's CreateEventSubscription JSON) and returns its file. */
     private Path demoSubscription(Path dir) {
-        String json = """
-                {"name": "demo-table-changes", "displayName": "Demo: every table change",
-                 "description": "Created by changestream dev: posts every table change to the demo webhook sink",
-                 "alertType": "Notification", "trigger": {"triggerType": "RealTime"}, "resources": ["table"],
-                 "input": {"filters": [], "actions": []},
-                 "destinations": [{"category": "External", "type": "Webhook", "timeout": 5, "readTimeout": 5,
-                                   "config": {"endpoint": "%s"}}],
-                 "retries": 3, "provider": "user", "enabled": true}
-                """.formatted(webhook.url());
-        Path file = dir.resolve("demo-subscription.json");
-        try {
-            Files.writeString(file, json);
-        } catch (IOException e) {
-            throw new OpsException("cannot write " + file + ": " + e.getMessage(), e);
-        }
-        return file;
+        return DemoSubscription.write(dir, webhook.url());
     }
 
     /** Each service's {@code /metrics} URL by service name. */

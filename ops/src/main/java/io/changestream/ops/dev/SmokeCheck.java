@@ -105,8 +105,15 @@ public final class SmokeCheck {
     }
 
     /**
+     * The probe endpoints every service serves, checked for 200 on each service by the smoke run (the Kubernetes
+     * manifests' probes may use only these: {@code KubernetesManifestsTest}).
+     */
+    public static final java.util.List<String> PROBE_PATHS = java.util.List.of("/health/live", "/health/ready");
+
+    /**
      * Scrapes every service's {@code /metrics}, keeps each scrape in {@code <data-dir>/smoke/<service>.prom} (for
-     * {@code promtool check metrics} and CI artifacts) and checks every metric family has HELP text.
+     * {@code promtool check metrics} and CI artifacts), checks every metric family has HELP text and that every
+     * {@link #PROBE_PATHS probe path} answers 200.
      *
      * @return empty when all passed, else why not
      */
@@ -119,6 +126,14 @@ public final class SmokeCheck {
                         .timeout(within).GET().build(), HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) {
                     return service.getKey() + " /metrics answered " + r.statusCode();
+                }
+                for (String path : PROBE_PATHS) {
+                    URI probe = URI.create(service.getValue().replaceFirst("/metrics$", path));
+                    int status = client.send(HttpRequest.newBuilder(probe).timeout(within).GET().build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode();
+                    if (status != 200) {
+                        return service.getKey() + " " + path + " answered " + status;
+                    }
                 }
                 Files.createDirectories(dir);
                 Files.writeString(dir.resolve(service.getKey() + ".prom"), r.body());

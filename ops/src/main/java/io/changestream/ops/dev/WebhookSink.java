@@ -39,16 +39,29 @@ public final class WebhookSink implements AutoCloseable {
     private final AtomicLong repeated = new AtomicLong();
     private final Set<String> keys = ConcurrentHashMap.newKeySet();
 
-    private WebhookSink(HttpServer server, PrintWriter out) {
+    private final String advertised;
+
+    private WebhookSink(HttpServer server, PrintWriter out, String advertised) {
         this.server = server;
         this.out = out;
+        this.advertised = advertised;
     }
 
-    /** Starts the sink on {@code port} (0 = any free port), printing deliveries to {@code out}. */
+    /** Starts the sink on loopback {@code port} (0 = any free port), printing deliveries to {@code out}. */
     public static WebhookSink start(int port, PrintWriter out) {
+        return start("127.0.0.1", port, null, out);
+    }
+
+    /**
+     * Starts the sink on {@code bindHost:port}, printing deliveries to {@code out}.
+     *
+     * @param advertisedHost the host the alert service reaches the sink by (e.g. a compose service name), or null
+     *                       for the bind address
+     */
+    public static WebhookSink start(String bindHost, int port, String advertisedHost, PrintWriter out) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 128);
-            WebhookSink sink = new WebhookSink(server, out);
+            HttpServer server = HttpServer.create(new InetSocketAddress(bindHost, port), 128);
+            WebhookSink sink = new WebhookSink(server, out, advertisedHost == null ? bindHost : advertisedHost);
             server.createContext("/", sink::handle);
             server.setExecutor(sink.executor);
             server.start();
@@ -60,7 +73,7 @@ public final class WebhookSink implements AutoCloseable {
 
     /** The URL subscriptions deliver to. */
     public String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/webhook";
+        return "http://" + advertised + ":" + server.getAddress().getPort() + "/webhook";
     }
 
     /** Deliveries received. */

@@ -92,16 +92,63 @@ public final class OffsetReset {
 
     /**
      * The plan for resetting {@code group} on {@code selection} to {@code strategy}, without changing anything.
+     * With {@link ResetStrategy.FromFile} the file names the partitions and {@code selection} is ignored.
      *
      * @throws GroupActiveException while the group has active members
      * @throws UsageException       for an unknown topic or partition, or nothing to reset
      */
     public ResetPlan plan(String group, TopicSelection selection, ResetStrategy strategy) {
+        return plan(group, selection, strategy, false);
+    }
+
+    /**
+     * {@code --all-groups}: the plan of every consumer group ({@link #consumerGroups}). A group with active members is
+     * listed as refused and left out, as Kafka's tool does (which goes on with the other groups); with
+     * {@code --all-topics} a group without committed offsets gets an empty plan.
+     *
+     * @param files with {@code --from-file}, the strategy of each group named in the file (others are left out);
+     *              otherwise null and {@code strategy} applies to every group
+     */
+    public GroupsPlan planAllGroups(TopicSelection selection, ResetStrategy strategy,
+                                    Map<String, ResetStrategy.FromFile> files) {
+        List<ResetPlan> plans = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (String group : consumerGroups()) {
+            ResetStrategy s = files == null ? strategy : files.get(group);
+            if (s == null) {
+                continue;
+            }
+            try {
+                plans.add(plan(group, selection, s, true));
+            } catch (GroupActiveException e) {
+                refused.add(e.getMessage());
+            }
+        }
+        return new GroupsPlan(plans, refused);
+    }
+
+    /**
+     * What {@link #planAllGroups} found.
+     *
+     * @param plans   one plan per inactive group, by group id
+     * @param refused the refusal of each group with active members
+     */
+    public record GroupsPlan(List<ResetPlan> plans, List<String> refused) {
+        public GroupsPlan {
+            plans = List.copyOf(plans);
+            refused = List.copyOf(refused);
+        }
+    }
+
+    private ResetPlan plan(String group, TopicSelection selection, ResetStrategy strategy, boolean allowEmpty) {
         ConsumerGroupDescription description = describeGroup(group);
         GroupState state = stateOf(description);
         requireInactive(group, state, description);
         Map<TopicPartition, OffsetAndMetadata> committed = committedOffsets(group);
-        Set<TopicPartition> partitions = partitionsToReset(group, selection, committed);
+        Set<TopicPartition> partitions = strategy instanceof ResetStrategy.FromFile f
+                ? partitionsToReset(group, fileSelection(f), committed)
+                : allowEmpty && selection.allTopics() && committed.isEmpty() ? Set.of()
+                : partitionsToReset(group, selection, committed);
         Map<TopicPartition, Long> starts = listOffsets(partitions, OffsetSpec.earliest());
         Map<TopicPartition, Long> ends = listOffsets(partitions, OffsetSpec.latest());
         Long instant = strategy instanceof ResetStrategy.ToDatetime t ? Long.valueOf(t.epochMillis())
@@ -138,10 +185,26 @@ public final class OffsetReset {
         return plan.asExecuted();
     }
 
+    /**
+     * Every consumer group the cluster knows (what {@code --all-groups} resets), sorted by id.
+     */
+    public List<String> consumerGroups() {
+        Collection<org.apache.kafka.clients.admin.GroupListing> groups = await(admin.listGroups(
+                org.apache.kafka.clients.admin.ListGroupsOptions.forConsumerGroups()).all(), "list consumer groups");
+        return groups.stream().map(org.apache.kafka.clients.admin.GroupListing::groupId).sorted().toList();
+    }
+
     private static PartitionPlan row(TopicPartition tp, long current, long start, long end, ResetStrategy strategy,
                                      Long byTime) {
         if (strategy instanceof ResetStrategy.ToDatetime || strategy instanceof ResetStrategy.ByDuration) {
             return timestampRow(tp, current, start, end, byTime);
+        }
+        if (strategy instanceof ResetStrategy.ToCurrent) {
+            return current < 0 ? new PartitionPlan(tp, current, start, end, end, "no committed offset: log end")
+                    : new PartitionPlan(tp, current, start, end, current, "");
+        }
+        if (strategy instanceof ResetStrategy.FromFile f) {
+            return clamped(tp, current, start, end, f.offsets().get(tp));
         }
         if (strategy instanceof ResetStrategy.ToEarliest) {
             return new PartitionPlan(tp, current, start, end, start, "");
@@ -182,6 +245,15 @@ public final class OffsetReset {
             throw new GroupActiveException(group, state.toString(),
                     description == null ? 0 : description.members().size());
         }
+    }
+
+    /** The partitions a CSV plan names, as {@code --topic T:p,…} arguments, so they are checked the same way. */
+    private static TopicSelection fileSelection(ResetStrategy.FromFile file) {
+        Map<String, List<Integer>> byTopic = new java.util.TreeMap<>();
+        file.offsets().keySet().forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
+                .add(tp.partition()));
+        return new TopicSelection(false, byTopic.entrySet().stream()
+                .map(e -> new TopicSelection.TopicArg(e.getKey(), e.getValue())).toList());
     }
 
     private Set<TopicPartition> partitionsToReset(String group, TopicSelection selection,

@@ -70,6 +70,36 @@ public sealed interface ResetStrategy {
     }
 
     /**
+     * {@code --to-current}: the committed offset, unchanged; a partition without one gets the log end offset, as in
+     * Kafka's tool. Useful to pin a group on partitions it has not committed to yet, or to export its position.
+     */
+    record ToCurrent() implements ResetStrategy {
+        @Override
+        public String option() {
+            return "--to-current";
+        }
+    }
+
+    /**
+     * {@code --from-file}: the offsets a CSV plan gives this group ({@link ResetPlanCsv}), clamped to [log start,
+     * log end] like {@code --to-offset}; the file, not {@code --topic}, says which partitions are reset.
+     *
+     * @param source  where the plan came from, for printing
+     * @param offsets the requested offset of each partition
+     */
+    record FromFile(String source, java.util.Map<org.apache.kafka.common.TopicPartition, Long> offsets)
+            implements ResetStrategy {
+        public FromFile {
+            offsets = java.util.Map.copyOf(offsets);
+        }
+
+        @Override
+        public String option() {
+            return "--from-file " + source;
+        }
+    }
+
+    /**
      * Parses a {@code --to-datetime} value exactly as Kafka's tool does ({@code Utils.getDateTime}):
      * {@code yyyy-MM-dd'T'HH:mm:ss.SSS[XXX]}; a value without zone is UTC.
      */

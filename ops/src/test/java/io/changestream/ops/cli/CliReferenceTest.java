@@ -21,4 +21,18 @@ class CliReferenceTest {
                     .toAbsolutePath());
         }
     }
+
+    @Test
+    void optionalFlagsHaveNoRequiredDefaultAndAlternativesSayOneOf() {
+        String table = CliReference.markdown();
+        for (String flag : new String[] {"--dry-run", "--execute", "--all-topics", "--to-earliest", "--export"}) {
+            table.lines().filter(l -> l.startsWith("| `offsets reset` | `" + flag + "`")).forEach(l ->
+                    assertTrue(!l.contains("`required`"), l));
+        }
+        assertTrue(table.contains("| `offsets reset` | `--dry-run` |  |"), table);
+        assertTrue(table.contains("| `offsets reset` | `--to-earliest` | `one of these 8` |"), table);
+        assertTrue(table.contains("| `offsets reset` | `--group` | `one of --group, --all-groups` |"), table);
+        assertTrue(table.contains("| `offsets describe` | `--group` | `required` |"), table);
+        assertTrue(table.contains("| `dlq replay` | `--execute` |  |"), table);
+    }
 }

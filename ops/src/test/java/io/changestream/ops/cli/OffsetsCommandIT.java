@@ -76,6 +76,58 @@ class OffsetsCommandIT {
     }
 
     @Test
+    void exportPrintsKafkasCsvThatFromFileExecutes() throws Exception {
+        String group = "g-" + UUID.randomUUID();
+        Cli.Result exported = run("offsets", "reset", "--group", group, "--topic", topic, "--to-offset", "3",
+                "--export");
+        assertEquals(0, exported.code(), exported.err());
+        String t = '"' + topic + '"'; // over 24 characters: quoted, as Kafka's tool writes it
+        assertEquals(t + ",0,3\n", exported.out(), "only the CSV on stdout, so it can be redirected");
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("plan", ".csv");
+        java.nio.file.Files.writeString(file, exported.out());
+        Cli.Result executed = run("offsets", "reset", "--group", group, "--from-file", file.toString(), "--execute");
+        assertEquals(0, executed.code(), executed.err());
+        assertTrue(executed.out().startsWith("Executed reset"), executed.out());
+        Cli.Result current = run("offsets", "reset", "--group", group, "--topic", topic, "--to-current", "--export");
+        assertEquals(t + ",0,3\n", current.out(), current.err());
+        java.nio.file.Path withGroup = java.nio.file.Files.createTempFile("plan", ".csv");
+        java.nio.file.Files.writeString(withGroup, group + "," + exported.out());
+        Cli.Result other = run("offsets", "reset", "--group", "nobody", "--from-file", withGroup.toString());
+        assertEquals(2, other.code(), "a 4-column file without a line for the group given");
+        assertTrue(other.err().contains("no plan for group 'nobody'"), other.err());
+        Cli.Result both = run("offsets", "reset", "--group", group, "--topic", topic, "--from-file", file.toString());
+        assertEquals(2, both.code(), both.err());
+        assertTrue(both.err().contains("--from-file"), both.err());
+    }
+
+    @Test
+    void allGroupsFromAFourColumnFileResetsTheGroupsItNames() throws Exception {
+        String a = "g-" + UUID.randomUUID();
+        String b = "g-" + UUID.randomUUID();
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = broker.admin()) {
+            for (String g : List.of(a, b)) {
+                admin.alterConsumerGroupOffsets(g, Map.of(tp, new OffsetAndMetadata(0))).all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            java.nio.file.Path file = java.nio.file.Files.createTempFile("plan", ".csv");
+            java.nio.file.Files.writeString(file, a + "," + topic + ",0,2\n" + b + "," + topic + ",0,4\n");
+            Cli.Result r = run("offsets", "reset", "--all-groups", "--from-file", file.toString(), "--execute",
+                    "--export");
+            assertEquals(0, r.code(), r.err());
+            String t = '"' + topic + '"';
+            String qa = '"' + a + '"';
+            String qb = '"' + b + '"';
+            assertEquals(a.compareTo(b) < 0 ? qa + "," + t + ",0,2\n" + qb + "," + t + ",0,4\n"
+                    : qb + "," + t + ",0,4\n" + qa + "," + t + ",0,2\n", r.out());
+            assertEquals(2L, admin.listConsumerGroupOffsets(a).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(tp).offset());
+            assertEquals(4L, admin.listConsumerGroupOffsets(b).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(tp).offset());
+        }
+    }
+
+    @Test
     void usageErrorsExitWithTwoAndOneLineOnStderr() {
         Cli.Result noTarget = run("offsets", "reset", "--group", "g", "--topic", topic);
         assertEquals(2, noTarget.code());

@@ -85,6 +85,27 @@ class ConfigValidationIT {
     }
 
     @Test
+    void composeDemoProfileRunsTheLaunchersDemoCommandWithArgumentsItAccepts() throws Exception {
+        String demo = tool("docker-compose", "-f", "docker-compose.yml", "--profile", "demo", "config");
+        JsonNode service = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper().readTree(demo)
+                .path("services").path("demo");
+        assertEquals("demo", service.path("profiles").path(0).asText(), "the demo runs only with --profile demo");
+        List<String> args = new ArrayList<>();
+        service.path("command").forEach(a -> args.add(a.asText()));
+        assertEquals("demo", args.get(0), args.toString());
+        // the launcher parses exactly these arguments (a renamed option would fail here, not in a user's compose up)
+        new picocli.CommandLine(new io.changestream.ops.cli.Launcher(Map.of(), java.time.Clock.systemUTC()))
+                .parseArgs(args.toArray(String[]::new));
+        assertTrue(args.contains("http://alert-consumer-1:8591"), args.toString());
+        assertEquals("dev-token-changestream", service.path("environment").path("CHANGESTREAM_DEMO_TOKEN").asText());
+        String logsVolume = service.path("volumes").toString();
+        String tailerVolume = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper().readTree(demo)
+                .path("services").path("log-tailer").path("volumes").toString();
+        assertTrue(logsVolume.contains("run-logs") && tailerVolume.contains("run-logs"),
+                "the demo writes run logs where the log-tailer reads them: " + logsVolume + " / " + tailerVolume);
+    }
+
+    @Test
     void composeServiceConfigsLoadWithTheirEnvironment() {
         // the environment docker-compose.yml gives each service
         Map<String, Map<String, String>> services = Map.of(

@@ -52,13 +52,7 @@ class OffsetResetIT {
         admin = broker.admin();
         topic = "offsets-" + UUID.randomUUID();
         broker.createTopic(topic, 2);
-        List<ProducerRecord<String, String>> records = new ArrayList<>();
-        for (int p = 0; p < 2; p++) {
-            for (int i = 0; i < RECORDS; i++) {
-                records.add(new ProducerRecord<>(topic, p, T0.plusSeconds(i).toEpochMilli(), "k" + i, "v" + i));
-            }
-        }
-        KafkaTestClients.produce(broker, records);
+        TimedRecords.produce(broker, topic, 2, T0, RECORDS);
     }
 
     @AfterAll
@@ -217,5 +211,92 @@ class OffsetResetIT {
     void unknownTopicIsAUsageError() {
         assertThrows(io.changestream.ops.UsageException.class, () -> reset().plan(newGroup(),
                 TopicSelection.of(List.of("no-such-topic-" + UUID.randomUUID())), new ResetStrategy.ToLatest()));
+    }
+
+    @Test
+    void toCurrentKeepsTheCommittedOffsetAndUsesTheLogEndWhereThereIsNone() throws Exception {
+        String group = newGroup();
+        admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(5)))
+                .all().get(30, TimeUnit.SECONDS);
+        ResetPlan plan = plan(group, new ResetStrategy.ToCurrent());
+        assertEquals(Map.of(0, 5L, 1, 10L), newOffsets(plan));
+        assertTrue(plan.rows().get(1).note().contains("log end"), plan.rows().get(1).note());
+        reset().execute(plan);
+        assertEquals(Map.of(0, 5L, 1, 10L), committed(group));
+    }
+
+    @Test
+    void exportWritesKafkasCsvAndFromFileReadsItBackClampedToTheLog() throws Exception {
+        String group = newGroup();
+        ResetPlan plan = plan(group, ResetStrategy.toDatetime("2026-11-29T10:00:04.000"));
+        // topic and group ids are over 24 characters: quoted, as Kafka's tool (Jackson CSV) writes them
+        String t = '"' + topic + '"';
+        String g = '"' + group + '"';
+        assertEquals(t + ",0,4\n" + t + ",1,4\n", ResetPlanCsv.export(List.of(plan), false));
+        assertEquals(g + "," + t + ",0,4\n" + g + "," + t + ",1,4\n", ResetPlanCsv.export(List.of(plan), true));
+        // the exported file round-trips; a hand-edited line past the end is clamped like --to-offset
+        String csv = ResetPlanCsv.export(List.of(plan), false).replace(t + ",1,4", topic + ",1,12");
+        ResetStrategy.FromFile file = new ResetStrategy.FromFile("plan.csv",
+                ResetPlanCsv.parse(csv, group).get(group));
+        ResetPlan fromFile = reset().plan(group, null, file);
+        assertEquals(Map.of(0, 4L, 1, 10L), newOffsets(fromFile));
+        assertTrue(fromFile.rows().get(1).note().contains("log end"), fromFile.rows().get(1).note());
+        reset().execute(fromFile);
+        assertEquals(Map.of(0, 4L, 1, 10L), committed(group));
+        // a file naming a partition the topic does not have is a usage error, before anything is committed
+        ResetStrategy.FromFile bad = new ResetStrategy.FromFile("bad.csv",
+                ResetPlanCsv.parse(topic + ",7,1\n", group).get(group));
+        assertThrows(io.changestream.ops.UsageException.class, () -> reset().plan(group, null, bad));
+        assertThrows(io.changestream.ops.UsageException.class, () -> ResetPlanCsv.parse(topic + ",x,1\n", group));
+        assertThrows(io.changestream.ops.UsageException.class, () -> ResetPlanCsv.parse(topic + ",0,1\n", null));
+    }
+
+    @Test
+    void allGroupsResetsEveryInactiveGroupAndRefusesTheActiveOne() throws Exception {
+        // a broker of its own: --all-groups would otherwise reach the other test classes' groups
+        try (KafkaBroker own = Brokers.start(Map.of()); Admin ownAdmin = own.admin()) {
+            String t = "all-groups-" + UUID.randomUUID();
+            own.createTopic(t, 1);
+            TimedRecords.produce(own, t, 1, T0, RECORDS);
+            TopicPartition tp = new TopicPartition(t, 0);
+            for (String g : List.of("a", "b", "active")) {
+                ownAdmin.alterConsumerGroupOffsets(g, Map.of(tp, new OffsetAndMetadata(7))).all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            Map<String, Object> props = KafkaTestClients.consumerProps(own);
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, "active");
+            OffsetReset reset = new OffsetReset(ownAdmin, Clock.fixed(T0, ZoneOffset.UTC), TIMEOUT);
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+                consumer.subscribe(List.of(t));
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    consumer.poll(Duration.ofMillis(100));
+                    return !consumer.assignment().isEmpty();
+                });
+                assertEquals(List.of("a", "active", "b"), reset.consumerGroups());
+                OffsetReset.GroupsPlan all = reset.planAllGroups(TopicSelection.all(),
+                        new ResetStrategy.ShiftBy(-5), null);
+                assertEquals(List.of("a", "b"), all.plans().stream().map(ResetPlan::group).toList());
+                assertEquals(1, all.refused().size());
+                assertTrue(all.refused().get(0).contains("'active'"), all.refused().get(0));
+                all.plans().forEach(reset::execute);
+            }
+            for (String g : List.of("a", "b")) {
+                assertEquals(2L, ownAdmin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata()
+                        .get(30, TimeUnit.SECONDS).get(tp).offset(), g);
+            }
+            assertEquals(7L, ownAdmin.listConsumerGroupOffsets("active").partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(tp).offset(), "the active group is left alone");
+        }
+    }
+
+    @Test
+    void exportQuotesExactlyWhereKafkasJacksonWriterDoes() {
+        assertEquals("cs.changes", ResetPlanCsv.field("cs.changes"));
+        assertEquals("abcdefghijklmnopqrstuvwx", ResetPlanCsv.field("abcdefghijklmnopqrstuvwx"));
+        assertEquals("\"abcdefghijklmnopqrstuvwxy\"", ResetPlanCsv.field("abcdefghijklmnopqrstuvwxy"));
+        assertEquals("\"a b\"", ResetPlanCsv.field("a b"));
+        assertEquals("\"say \"\"hi\"\",x\"", ResetPlanCsv.field("say \"hi\",x"));
+        assertEquals(Map.of(new TopicPartition("t", 0), 5L),
+                ResetPlanCsv.parse("\"say \"\"hi\"\",x\",t,0,5\n", null).get("say \"hi\",x"));
     }
 }

@@ -10,7 +10,6 @@ import io.changestream.alerts.destination.HttpSender;
 import io.changestream.alerts.destination.WebhookConfig;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
-import io.openlineage.client.OpenLineage;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

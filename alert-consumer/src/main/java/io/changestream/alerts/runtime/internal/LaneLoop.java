@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
  */
 final class LaneLoop<K, V> {
 
+    /** MDC key of the record a lane works on: {@code topic-partition@offset} (JSON log field, docs/decisions/1505). */
+    static final String MDC_RECORD = "record";
+
     private static final Logger LOG = LoggerFactory.getLogger(LaneLoop.class);
     /** Events a worker takes from the lane in one lock acquisition. */
     static final int DRAIN_BATCH = 256;
@@ -254,6 +257,7 @@ final class LaneLoop<K, V> {
         item.begin(ctx.clock().millis());
         Outcome outcome = null;
         Throwable thrown = null;
+        org.slf4j.MDC.put(MDC_RECORD, item.event.coordinates());
         try {
             outcome = ctx.processor().process(item.event);
             if (outcome == null) {
@@ -261,6 +265,8 @@ final class LaneLoop<K, V> {
             }
         } catch (Throwable t) {
             thrown = t;
+        } finally {
+            org.slf4j.MDC.clear(); // the lane's log context lives for one record (the processor may add keys)
         }
         if (!item.finish()) {
             Thread.interrupted();
