@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.DeliverySummary;
-import io.changestream.alerts.runtime.RuntimeStatus;
+import io.changestream.runtime.RuntimeStatus;
 import io.changestream.alerts.subscription.SubscriptionRoutes;
 import io.changestream.topics.serde.Json;
 import io.javalin.Javalin;

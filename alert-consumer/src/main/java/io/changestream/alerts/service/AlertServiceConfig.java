@@ -7,7 +7,7 @@ import io.changestream.alerts.destination.MessageSettings;
 import io.changestream.alerts.destination.SmtpSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
-import io.changestream.alerts.runtime.RuntimeConfig;
+import io.changestream.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
 import io.changestream.topics.TopicCatalog;

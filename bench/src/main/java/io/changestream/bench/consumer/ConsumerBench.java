@@ -1,6 +1,6 @@
 package io.changestream.bench.consumer;
 
-import io.changestream.alerts.runtime.KeyAssignment;
+import io.changestream.runtime.KeyAssignment;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package io.changestream.bench.consumer;
 
-import io.changestream.alerts.runtime.CloseMode;
-import io.changestream.alerts.runtime.ConsumerRuntime;
-import io.changestream.alerts.runtime.KeyAssignment;
-import io.changestream.alerts.runtime.Outcome;
-import io.changestream.alerts.runtime.RuntimeConfig;
+import io.changestream.runtime.CloseMode;
+import io.changestream.runtime.ConsumerRuntime;
+import io.changestream.runtime.KeyAssignment;
+import io.changestream.runtime.Outcome;
+import io.changestream.runtime.RuntimeConfig;
 import io.confluent.parallelconsumer.ParallelConsumerOptions;
 import io.confluent.parallelconsumer.ParallelStreamProcessor;
 import java.time.Duration;
@@ -79,7 +79,7 @@ final class Contenders {
         }
     }
 
-    /** The alert-consumer runtime with {@code lanes} lanes, each event sleeping {@code workMillis}. */
+    /** The consumer-runtime with {@code lanes} lanes, each event sleeping {@code workMillis}. */
     Timing runtime(int lanes, int consumerThreads, long workMillis, KeyAssignment assignment)
             throws InterruptedException {
         Meter meter = new Meter();
