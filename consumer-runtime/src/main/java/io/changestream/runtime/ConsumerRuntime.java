@@ -42,8 +42,9 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
     private ConsumerRuntime(Builder<K, V> b) {
         this.config = b.config;
         this.clock = b.clock;
-        this.engine = new RuntimeEngine<>(b.config, b.keys, b.values, b.processor, b.failureHandler, b.keyFunction,
-                b.registry, b.clock, b.seed, b.threadPrefix, b.partitionListener, this::failed);
+        this.engine = new RuntimeEngine<>(b.config, b.keys, b.values, b.processor, b.asyncProcessor,
+                b.failureHandler, b.keyFunction, b.registry, b.clock, b.seed, b.threadPrefix, b.partitionListener,
+                this::failed);
     }
 
     /**
@@ -52,7 +53,17 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
      */
     public static <K, V> Builder<K, V> builder(RuntimeConfig config, Supplier<? extends Deserializer<K>> keys,
                                                Supplier<? extends Deserializer<V>> values, Processor<K, V> processor) {
-        return new Builder<>(config, keys, values, processor);
+        return new Builder<>(config, keys, values, Objects.requireNonNull(processor, "processor"), null);
+    }
+
+    /**
+     * A builder for a runtime whose processor is asynchronous: lanes do not wait for calls, up to
+     * {@link RuntimeConfig#maxCallsPerLane()} per lane and {@link RuntimeConfig#maxCalls()} in all run at once.
+     */
+    public static <K, V> Builder<K, V> asyncBuilder(RuntimeConfig config, Supplier<? extends Deserializer<K>> keys,
+                                                    Supplier<? extends Deserializer<V>> values,
+                                                    AsyncProcessor<K, V> processor) {
+        return new Builder<>(config, keys, values, null, Objects.requireNonNull(processor, "processor"));
     }
 
     /** Starts the consumer, lane and timer threads. Only once: a runtime is not restartable. */
@@ -127,6 +138,16 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
         return state.get();
     }
 
+    /**
+     * Any thread: whether the runtime is alive. False once it failed: a fatal JVM error on a lane, or a consumer thread
+     * that died and could not be started again within {@link RuntimeConfig#consumerMaxRestarts()} attempts (a
+     * consumer thread that dies is restarted with backoff meanwhile, and the runtime stays live). A service's
+     * {@code /health/live} answers with this.
+     */
+    public boolean live() {
+        return state.get() != RuntimeState.FAILED && engine.live();
+    }
+
     /** Any thread: what every partition, lane and parked key is doing now. */
     public RuntimeStatus status() {
         return engine.status(state.get(), STATUS_PARKED_KEY_LIMIT);
@@ -153,6 +174,7 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
         private final Supplier<? extends Deserializer<K>> keys;
         private final Supplier<? extends Deserializer<V>> values;
         private final Processor<K, V> processor;
+        private final AsyncProcessor<K, V> asyncProcessor;
         private FailureHandler<K, V> failureHandler = (event, failure) ->
                 LOG.error("{} finally failed ({}, {} attempts): {}", event.coordinates(), failure.kind(),
                         failure.attempts(), failure.reason(), failure.cause());
@@ -164,11 +186,13 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
         private PartitionListener partitionListener = PartitionListener.NONE;
 
         private Builder(RuntimeConfig config, Supplier<? extends Deserializer<K>> keys,
-                        Supplier<? extends Deserializer<V>> values, Processor<K, V> processor) {
+                        Supplier<? extends Deserializer<V>> values, Processor<K, V> processor,
+                        AsyncProcessor<K, V> asyncProcessor) {
             this.config = Objects.requireNonNull(config, "config");
             this.keys = Objects.requireNonNull(keys, "keys");
             this.values = Objects.requireNonNull(values, "values");
-            this.processor = Objects.requireNonNull(processor, "processor");
+            this.processor = processor;
+            this.asyncProcessor = asyncProcessor;
             this.threadPrefix = "cs-" + config.groupId();
         }
 

@@ -40,6 +40,17 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  * @param revokeTimeout           how long a revoke waits for the revoked partitions' taken-in events before dropping
  *                                the rest; below {@code max.poll.interval.ms}. Default 10 s.
  * @param closeTimeout            bound of {@link ConsumerRuntime#close()} and of the SIGTERM drain. Default 30 s.
+ * @param maxCallsPerLane         {@link AsyncProcessor} calls one lane may have running at once (each for a different
+ *                                key); a synchronous {@link Processor} always has one. Default 64.
+ * @param maxCalls                {@link AsyncProcessor} calls the whole runtime may have running at once. Default
+ *                                1,024.
+ * @param maxBufferedBytes        serialized key + value bytes of the records taken in and not done yet (queued, running,
+ *                                parked, held back) before every partition is paused; resumes below 90 %. Default
+ *                                256 MiB.
+ * @param consumerRestartBackoff  first delay before a consumer thread that died is started again; doubles per
+ *                                consecutive failure up to 32 times this. Default 1 s.
+ * @param consumerMaxRestarts     consecutive restarts of one consumer thread (each within a minute of the last) before
+ *                                the runtime gives up and reports itself not live. Default 5.
  */
 public record RuntimeConfig(
         List<String> topics,
@@ -59,7 +70,12 @@ public record RuntimeConfig(
         Duration commitInterval,
         Duration pollTimeout,
         Duration revokeTimeout,
-        Duration closeTimeout) {
+        Duration closeTimeout,
+        int maxCallsPerLane,
+        int maxCalls,
+        long maxBufferedBytes,
+        Duration consumerRestartBackoff,
+        int consumerMaxRestarts) {
 
     public static final int DEFAULT_CONSUMER_THREADS = 1;
     public static final int DEFAULT_LANES = 16;
@@ -77,6 +93,11 @@ public record RuntimeConfig(
     public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(100);
     public static final Duration DEFAULT_REVOKE_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    public static final int DEFAULT_MAX_CALLS_PER_LANE = 64;
+    public static final int DEFAULT_MAX_CALLS = 1_024;
+    public static final long DEFAULT_MAX_BUFFERED_BYTES = 256L * 1024 * 1024;
+    public static final Duration DEFAULT_CONSUMER_RESTART_BACKOFF = Duration.ofSeconds(1);
+    public static final int DEFAULT_CONSUMER_MAX_RESTARTS = 5;
 
     /** Prefix of the keys {@link #from} reads; Kafka properties are read from {@code runtime.kafka.*}. */
     public static final String PREFIX = "runtime.";
@@ -128,6 +149,16 @@ public record RuntimeConfig(
         positive("pollTimeout", pollTimeout);
         positive("revokeTimeout", revokeTimeout);
         positive("closeTimeout", closeTimeout);
+        positive("maxCallsPerLane", maxCallsPerLane, 1 << 16);
+        positive("maxCalls", maxCalls, 1 << 20);
+        if (maxBufferedBytes < 1024) {
+            throw new IllegalArgumentException("maxBufferedBytes must be at least 1024, was " + maxBufferedBytes);
+        }
+        positive("consumerRestartBackoff", consumerRestartBackoff);
+        if (consumerMaxRestarts < 0 || consumerMaxRestarts > 1_000) {
+            throw new IllegalArgumentException("consumerMaxRestarts must be between 0 and 1000, was "
+                    + consumerMaxRestarts);
+        }
         long maxPollInterval = kafka.containsKey(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG)
                 ? Long.parseLong(kafka.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG).toString())
                 : KAFKA_DEFAULT_MAX_POLL_INTERVAL_MS;
@@ -174,6 +205,12 @@ public record RuntimeConfig(
                 .pollTimeout(r.get("pollTimeout", Reader::duration, DEFAULT_POLL_TIMEOUT))
                 .revokeTimeout(r.get("revokeTimeout", Reader::duration, DEFAULT_REVOKE_TIMEOUT))
                 .closeTimeout(r.get("closeTimeout", Reader::duration, DEFAULT_CLOSE_TIMEOUT))
+                .maxCallsPerLane(r.get("maxCallsPerLane", Integer::parseInt, DEFAULT_MAX_CALLS_PER_LANE))
+                .maxCalls(r.get("maxCalls", Integer::parseInt, DEFAULT_MAX_CALLS))
+                .maxBufferedBytes(r.get("maxBufferedBytes", Long::parseLong, DEFAULT_MAX_BUFFERED_BYTES))
+                .consumerRestartBackoff(r.get("consumerRestartBackoff", Reader::duration,
+                        DEFAULT_CONSUMER_RESTART_BACKOFF))
+                .consumerMaxRestarts(r.get("consumerMaxRestarts", Integer::parseInt, DEFAULT_CONSUMER_MAX_RESTARTS))
                 .build();
     }
 
@@ -241,6 +278,11 @@ public record RuntimeConfig(
         private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
         private Duration revokeTimeout = DEFAULT_REVOKE_TIMEOUT;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+        private int maxCallsPerLane = DEFAULT_MAX_CALLS_PER_LANE;
+        private int maxCalls = DEFAULT_MAX_CALLS;
+        private long maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES;
+        private Duration consumerRestartBackoff = DEFAULT_CONSUMER_RESTART_BACKOFF;
+        private int consumerMaxRestarts = DEFAULT_CONSUMER_MAX_RESTARTS;
 
         private Builder(List<String> topics, Map<String, ?> kafka) {
             this.topics = List.copyOf(topics);
@@ -327,6 +369,31 @@ public record RuntimeConfig(
             return this;
         }
 
+        public Builder maxCallsPerLane(int value) {
+            this.maxCallsPerLane = value;
+            return this;
+        }
+
+        public Builder maxCalls(int value) {
+            this.maxCalls = value;
+            return this;
+        }
+
+        public Builder maxBufferedBytes(long value) {
+            this.maxBufferedBytes = value;
+            return this;
+        }
+
+        public Builder consumerRestartBackoff(Duration value) {
+            this.consumerRestartBackoff = value;
+            return this;
+        }
+
+        public Builder consumerMaxRestarts(int value) {
+            this.consumerMaxRestarts = value;
+            return this;
+        }
+
         /** Sets one Kafka consumer property. */
         public Builder kafka(String key, Object value) {
             this.kafka.put(key, value);
@@ -337,7 +404,8 @@ public record RuntimeConfig(
             return new RuntimeConfig(topics, kafka, consumerThreads, lanes, keyAssignment, laneCapacity,
                     delayQueueCapacity,
                     maxInFlightPerPartition, maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, jitter,
-                    processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout);
+                    processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout, maxCallsPerLane,
+                    maxCalls, maxBufferedBytes, consumerRestartBackoff, consumerMaxRestarts);
         }
     }
 }

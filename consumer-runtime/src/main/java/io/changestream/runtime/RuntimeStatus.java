@@ -12,13 +12,15 @@ import java.util.Set;
  * {@link ConsumerRuntime#status()}. Each part is read on its own (not one atomic cut across threads).
  *
  * @param state          the lifecycle state
+ * @param live           false once the runtime failed: a fatal error, or a consumer thread that died and could not
+ *                       be started again ({@link ConsumerRuntime#live()}); what {@code /health/live} reports
  * @param partitions     every partition this instance owns, with its commit state
  * @param lanes          every lane with its queue length
  * @param parkedKeys     keys waiting for a retry or a not-before time, at most {@code parkedKeyLimit} of them
  * @param parkedKeyCount how many keys are parked in total
  * @param delayQueueSize events waiting (parked ones and the later events of their keys)
  */
-public record RuntimeStatus(RuntimeState state, List<PartitionStatus> partitions, List<LaneStatus> lanes,
+public record RuntimeStatus(RuntimeState state, boolean live, List<PartitionStatus> partitions, List<LaneStatus> lanes,
                             List<ParkedKey> parkedKeys, int parkedKeyCount, int delayQueueSize) {
 
     public RuntimeStatus {

@@ -32,7 +32,10 @@ class RuntimeConfigTest {
                 "runtime.lanes", "64",
                 "runtime.keyAssignment", "HASH",
                 "runtime.processingTimeout", "PT5S",
-                "runtime.commitInterval", "250"));
+                "runtime.commitInterval", "250",
+                "runtime.maxCalls", "200",
+                "runtime.maxBufferedBytes", "1048576",
+                "runtime.consumerRestartBackoff", "PT2S"));
         assertEquals(List.of("a", "b"), c.topics());
         assertEquals("h:1", c.kafka().get("bootstrap.servers"));
         assertEquals(64, c.lanes());
@@ -40,11 +43,20 @@ class RuntimeConfigTest {
         assertEquals(Duration.ofSeconds(5), c.processingTimeout());
         assertEquals(Duration.ofMillis(250), c.commitInterval());
         assertEquals(RuntimeConfig.DEFAULT_MAX_ATTEMPTS, c.maxAttempts());
+        assertEquals(200, c.maxCalls());
+        assertEquals(RuntimeConfig.DEFAULT_MAX_CALLS_PER_LANE, c.maxCallsPerLane());
+        assertEquals(1_048_576L, c.maxBufferedBytes());
+        assertEquals(Duration.ofSeconds(2), c.consumerRestartBackoff());
+        assertEquals(RuntimeConfig.DEFAULT_CONSUMER_MAX_RESTARTS, c.consumerMaxRestarts());
     }
 
     @Test
     void invalidSettingsAreRefusedWithTheSettingNamed() {
         assertMessage("lanes", () -> RuntimeConfig.builder(List.of("t"), KAFKA).lanes(0).build());
+        assertMessage("maxCallsPerLane", () -> RuntimeConfig.builder(List.of("t"), KAFKA).maxCallsPerLane(0).build());
+        assertMessage("maxBufferedBytes", () -> RuntimeConfig.builder(List.of("t"), KAFKA).maxBufferedBytes(10).build());
+        assertMessage("consumerMaxRestarts", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .consumerMaxRestarts(-1).build());
         assertMessage("jitter", () -> RuntimeConfig.builder(List.of("t"), KAFKA).jitter(1.0).build());
         assertMessage("maxBackoff", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
                 .initialBackoff(Duration.ofSeconds(10)).maxBackoff(Duration.ofSeconds(1)).build());

@@ -23,6 +23,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -63,7 +64,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     private final String name;
     private final org.apache.kafka.clients.consumer.Consumer<K, V> consumer;
     private final RuntimeConfig config;
-    private final StateManager<TopicPartition> stateManager;
+    private final StateManager<OwnedPartition> stateManager;
     private final List<LaneLoop<K, V>> lanes;
     private final KeyFunction<K, V> keyFunction;
     private final LaneAssigner assigner;
@@ -81,12 +82,17 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     private volatile long closeDeadlineMillis;
     private long lastCommitMillis;
     private boolean delayQueueFull;
+    private boolean memoryFull;
+    /** Consumer thread: the offsets of one partition's records of one poll, reused. */
+    private long[] offsets = new long[512];
+    private final LongAdder bufferedBytes;
 
     ConsumerLoop(String name, org.apache.kafka.clients.consumer.Consumer<K, V> consumer, RuntimeConfig config,
-                 StateManager<TopicPartition> stateManager, List<LaneLoop<K, V>> lanes, KeyFunction<K, V> keyFunction,
+                 StateManager<OwnedPartition> stateManager, List<LaneLoop<K, V>> lanes, KeyFunction<K, V> keyFunction,
                  LaneAssigner assigner, DelayScheduler delays, RuntimeMetrics metrics, Clock clock,
-                 PartitionListener partitionListener,
+                 PartitionListener partitionListener, LongAdder bufferedBytes,
                  Consumer<Throwable> onFatal) {
+        this.bufferedBytes = bufferedBytes;
         this.name = name;
         this.consumer = consumer;
         this.config = config;
@@ -118,6 +124,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     @Override
     public void run() {
         boolean healthy = true;
+        Throwable died = null;
         try {
             consumer.subscribe(config.topics(), this);
             while (closeMode == null) {
@@ -129,7 +136,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         } catch (Throwable t) {
             healthy = false;
             LOG.error("consumer thread {} failed; committing what is done and leaving the group", name, t);
-            onFatal.accept(t);
+            died = t;
         } finally {
             try {
                 release(Set.copyOf(owned.keySet()), true, false);
@@ -142,6 +149,9 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 consumer.close(Duration.ofMillis(Math.max(0, left)));
             } catch (RuntimeException e) {
                 LOG.warn("{}: closing the consumer failed (healthy={})", name, healthy, e);
+            }
+            if (died != null) {
+                onFatal.accept(died);
             }
         }
     }
@@ -178,7 +188,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         if (p == null) {
             return;
         }
-        stateManager.track(tp, e.offset());
+        stateManager.track(p, e.offset());
         if (p.firstTracked < 0) {
             p.firstTracked = e.offset();
         }
@@ -187,7 +197,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 e.headers() == null ? new RecordHeaders() : e.headers(), e.timestamp(),
                 e.timestampType() == null ? TimestampType.NO_TIMESTAMP_TYPE : e.timestampType(), 1);
         Object key = new Unkeyed(tp, e.offset());
-        WorkItem<K, V> item = new WorkItem<>(event, p, key, assigner.acquire(key), System.nanoTime());
+        WorkItem<K, V> item = new WorkItem<>(event, p, key, assigner.acquire(key), System.nanoTime(), 0);
         item.failure = new Failure(Failure.Kind.NOT_DESERIALIZABLE, String.valueOf(e.getMessage()), e, 1);
         held.computeIfAbsent(tp, t -> new ArrayDeque<>()).addLast(item);
     }
@@ -207,7 +217,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             return false;
         }
         for (OwnedPartition p : owned.values()) {
-            if (stateManager.inFlightCount(p.topicPartition) > 0) {
+            if (stateManager.inFlightCount(p) > 0) {
                 return false;
             }
         }
@@ -225,8 +235,12 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             ArrayDeque<WorkItem<K, V>> waiting = held.get(tp);
             long first = -1;
             long last = -1;
-            for (ConsumerRecord<K, V> r : records.records(tp)) {
-                stateManager.track(tp, r.offset());
+            long bytes = 0;
+            List<ConsumerRecord<K, V>> polled = records.records(tp);
+            trackAll(p, polled);
+            for (ConsumerRecord<K, V> r : polled) {
+                int size = Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+                bytes += size;
                 last = r.offset();
                 first = first < 0 ? last : first;
                 Event<K, V> event = new Event<>(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.headers(),
@@ -235,13 +249,14 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
                 if (key == null) {
                     key = new Unkeyed(tp, r.offset());
                 }
-                WorkItem<K, V> item = new WorkItem<>(event, p, key, assigner.acquire(key), polledAt);
+                WorkItem<K, V> item = new WorkItem<>(event, p, key, assigner.acquire(key), polledAt, size);
                 if (waiting != null) {
                     waiting.addLast(item);
                 } else {
                     batches.get(item.lane).add(item);
                 }
             }
+            bufferedBytes.add(bytes);
             if (p.firstTracked < 0) {
                 p.firstTracked = first;
             }
@@ -261,7 +276,19 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    /** The key function's answer; one that throws leaves the event unkeyed rather than stopping the consumer. */
+    /** Tracks a poll's offsets of one partition in one StateManager call, before any of them reaches a lane. */
+    private void trackAll(OwnedPartition p, List<ConsumerRecord<K, V>> polled) {
+        int n = polled.size();
+        if (offsets.length < n) {
+            offsets = new long[Math.max(n, offsets.length * 2)];
+        }
+        for (int i = 0; i < n; i++) {
+            offsets[i] = polled.get(i).offset();
+        }
+        stateManager.track(p, offsets, n);
+    }
+
+        /** The key function's answer; one that throws leaves the event unkeyed rather than stopping the consumer. */
     private Object routingKey(Event<K, V> event) {
         try {
             return keyFunction.routingKey(event);
@@ -289,6 +316,9 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         int waiting = delays.size();
         int delayLimit = config.delayQueueCapacity();
         delayQueueFull = delayQueueFull ? waiting >= delayLimit * RESUME_FRACTION : waiting >= delayLimit;
+        long bytes = bufferedBytes.sum();
+        long bytesLimit = config.maxBufferedBytes();
+        memoryFull = memoryFull ? bytes >= bytesLimit * RESUME_FRACTION : bytes >= bytesLimit;
         boolean closing = closeMode != null;
         int inFlightLimit = config.maxInFlightPerPartition();
         List<TopicPartition> pause = new ArrayList<>();
@@ -297,6 +327,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             boolean was = p.paused();
             p.reason(PauseReason.LANE_FULL, held.containsKey(p.topicPartition));
             p.reason(PauseReason.DELAY_QUEUE_FULL, delayQueueFull);
+            p.reason(PauseReason.MEMORY_LIMIT, memoryFull);
             p.reason(PauseReason.IN_FLIGHT_LIMIT, inFlightFull(p, inFlightLimit));
             boolean now = p.reason(PauseReason.CLOSING, closing);
             if (now && !was) {
@@ -322,7 +353,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         if (p.firstTracked < 0 || p.endOfTaken() - Math.max(p.firstTracked, p.lastCommittable) < threshold) {
             return false;
         }
-        return stateManager.inFlightCount(p.topicPartition) >= threshold;
+        return stateManager.inFlightCount(p) >= threshold;
     }
 
     private void maybeCommit() {
@@ -360,7 +391,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     private Map<TopicPartition, OffsetAndMetadata> committable(Collection<OwnedPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (OwnedPartition p : partitions) {
-            OptionalLong position = stateManager.committable(p.topicPartition);
+            OptionalLong position = stateManager.committable(p);
             if (position.isPresent()) {
                 p.lastCommittable = position.getAsLong();
             }
@@ -396,8 +427,8 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             LOG.warn("{}: could not read committed offsets of {}: {}", name, partitions, e.toString());
         }
         for (TopicPartition tp : partitions) {
-            stateManager.assign(tp);
             OwnedPartition p = new OwnedPartition(tp);
+            stateManager.assign(p);
             OffsetAndMetadata om = committed.get(tp);
             p.committed = om == null ? -1 : om.offset();
             owned.put(tp, p);
@@ -448,13 +479,16 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         })) {
             LOG.warn("{}: revoke timed out waiting for taken-in events; the rest is dropped: {}", name,
                     gone.stream().map(p -> p.topicPartition + " taken in up to " + p.highestTracked + ", "
-                            + stateManager.snapshot(p.topicPartition)).toList());
+                            + stateManager.snapshot(p)).toList());
         }
         for (OwnedPartition p : gone) {
             ArrayDeque<WorkItem<K, V>> q = held.remove(p.topicPartition);
             if (q != null) {
                 metrics.dropped.increment(q.size());
-                q.forEach(w -> assigner.release(w.routingKey, w.lane));
+                q.forEach(w -> {
+                    assigner.release(w.routingKey, w.lane);
+                    bufferedBytes.add(-w.bytes);
+                });
             }
         }
         gone.forEach(p -> p.revoked = true);
@@ -467,7 +501,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             commitSync(committable(gone));
         }
         for (OwnedPartition p : gone) {
-            stateManager.revoke(p.topicPartition);
+            stateManager.revoke(p);
             owned.remove(p.topicPartition);
             commitRequested.remove(p.topicPartition);
             metrics.remove(gauges.remove(p.topicPartition));
@@ -488,7 +522,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     /** Whether every event of {@code p} taken in during this assignment is done (none held back either). */
     private boolean takenInDone(OwnedPartition p) {
         return !held.containsKey(p.topicPartition) && (p.firstTracked < 0
-                || stateManager.committable(p.topicPartition).orElse(-1) >= p.endOfTaken());
+                || stateManager.committable(p).orElse(-1) >= p.endOfTaken());
     }
 
     private void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
@@ -528,7 +562,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     List<RuntimeStatus.PartitionStatus> partitions() {
         List<RuntimeStatus.PartitionStatus> out = new ArrayList<>();
         for (OwnedPartition p : owned.values()) {
-            PartitionSnapshot s = stateManager.snapshot(p.topicPartition);
+            PartitionSnapshot s = stateManager.snapshot(p);
             out.add(new RuntimeStatus.PartitionStatus(p.topicPartition.topic(), p.topicPartition.partition(), name,
                     known(p.committed), s.committable(), s.oldestInFlight(), s.oldestInFlightAge(),
                     s.inFlightCount(), p.paused(),

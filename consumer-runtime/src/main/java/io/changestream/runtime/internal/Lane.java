@@ -21,6 +21,8 @@ final class Lane<K, V> {
     private final ArrayDeque<WorkItem<K, V>> items;
     private final ArrayDeque<Object> signals = new ArrayDeque<>();
     private volatile int size;
+    /** Worker-written: events waiting behind a key with an asynchronous call running; they use the lane's room. */
+    private volatile int behind;
 
     Lane(int capacity) {
         this.capacity = capacity;
@@ -34,7 +36,7 @@ final class Lane<K, V> {
     int offer(List<WorkItem<K, V>> batch) {
         lock.lock();
         try {
-            int free = capacity - items.size();
+            int free = Math.max(0, capacity - items.size() - behind);
             int n = Math.min(free, batch.size());
             for (int i = 0; i < n; i++) {
                 items.addLast(batch.get(i));
@@ -88,6 +90,23 @@ final class Lane<K, V> {
         }
     }
 
+    /**
+     * Worker thread at a call limit: moves pending signals only to {@code into}, waiting up to {@code waitMillis}
+     * when there is none. Items stay queued.
+     */
+    void drainSignals(Deque<Object> into, long waitMillis) throws InterruptedException {
+        lock.lock();
+        try {
+            if (signals.isEmpty() && waitMillis > 0) {
+                ready.await(waitMillis, TimeUnit.MILLISECONDS);
+            }
+            into.addAll(signals);
+            signals.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Any thread: removes queued items matching {@code drop}; returns how many. */
     int removeIf(Predicate<WorkItem<K, V>> drop) {
         lock.lock();
@@ -99,6 +118,12 @@ final class Lane<K, V> {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Worker thread: {@code delta} more (or fewer) events wait behind busy keys. */
+    @SuppressWarnings("NonAtomicOperationOnVolatileField") // one writer: the lane's worker
+    void behind(int delta) {
+        behind += delta;
     }
 
     /** Any thread: items queued (not counting the ones its worker holds). */

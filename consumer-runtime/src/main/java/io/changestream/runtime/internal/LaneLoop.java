@@ -7,9 +7,16 @@ import io.changestream.runtime.RetriableException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -25,6 +32,17 @@ import org.slf4j.LoggerFactory;
  * runs past the processing timeout the timer thread claims it (a compare-and-set on the work item), interrupts the
  * stuck thread and starts a new worker, which fails the timed-out event and carries on; the old thread, when it
  * returns, loses the compare-and-set and exits without touching the lane.
+ *
+ * <p>With an {@link io.changestream.runtime.AsyncProcessor} the worker does not wait for a call: it starts it, keeps
+ * the key busy (its later events wait behind it in a chain, like behind a parked key) and goes on with other keys,
+ * up to {@code maxCallsPerLane} calls of its own and {@code maxCalls} in the runtime. A completion (any thread) is
+ * queued to the worker, which decides the outcome exactly as for a synchronous call and starts the key's next event.
+ * The timer times out a call by the same compare-and-set and queues a timed-out completion; no thread is replaced.
+ *
+ * <p>An exception escaping the lane's own code is counted, logged once with the event's coordinates and the event is
+ * retried (then, when retries run out, handed to the failure handler); an {@link OutOfMemoryError} or another fatal
+ * {@link VirtualMachineError} leaves the event not done (read again after a restart), fails the runtime (not live)
+ * and ends the thread.
  */
 final class LaneLoop<K, V> {
 
@@ -35,12 +53,19 @@ final class LaneLoop<K, V> {
     static final long IDLE_WAIT_MILLIS = 100;
     private static final Object PURGE = new Object();
     private static final Object WAKE = new Object();
+    /** How long a worker blocked only by the runtime-wide call limit waits before looking again. */
+    static final long CALL_SLOT_WAIT_MILLIS = 1;
 
-    /** The result of one attempt. */
-    enum Step { DONE, PARKED, DROPPED, ABANDONED }
+    /** The result of one attempt. RUNNING: an asynchronous call was started and its key is busy. */
+    enum Step { DONE, PARKED, DROPPED, ABANDONED, RUNNING }
 
     /** Timer → worker: a parked key is due. */
     private record Release(Object key, long token) {
+    }
+
+    /** Stage or timer → worker: an asynchronous call completed, or timed out. */
+    private record Completed<K, V>(WorkItem<K, V> item, Outcome outcome, Throwable thrown, long nanos,
+                                   boolean timedOut) {
     }
 
     final int index;
@@ -50,6 +75,26 @@ final class LaneLoop<K, V> {
     private final String threadPrefix;
     private final ArrayDeque<Object> inHand = new ArrayDeque<>();
     private final Map<Object, Chain<K, V>> parked = new ConcurrentHashMap<>();
+    /** Worker-owned: keys with an asynchronous call running, head = the running event. */
+    private final Map<Object, Chain<K, V>> busy = new HashMap<>();
+    /** Asynchronous calls running (the timer and a revoking consumer thread read it). */
+    private final Set<WorkItem<K, V>> calls = ConcurrentHashMap.newKeySet();
+    private final Queue<Completed<K, V>> completions = new ConcurrentLinkedQueue<>();
+    /** Worker-owned: due parked keys that wait for a call slot. */
+    private final ArrayDeque<Release> deferred = new ArrayDeque<>();
+    private final ArrayDeque<Object> signalsInHand = new ArrayDeque<>();
+    private int running;
+    /** Completions handed to the StateManager at once, at most. */
+    static final int DONE_BATCH = 256;
+    /** Longest a completion waits in the worker before it is handed over. */
+    static final long DONE_FLUSH_NANOS = 1_000_000;
+    private final OwnedPartition[] donePartitions = new OwnedPartition[DONE_BATCH];
+    private final long[] doneOffsets = new long[DONE_BATCH];
+    private int doneCount;
+    private long firstDoneNanos;
+    /** A synchronous call longer than this flushes pending completions before the next call. */
+    static final long SLOW_CALL_NANOS = 50_000;
+    private long lastCallNanos;
     private volatile Thread worker;
     private volatile WorkItem<K, V> current;
     private volatile boolean stopping;
@@ -70,6 +115,8 @@ final class LaneLoop<K, V> {
     private synchronized void startWorker(WorkItem<K, V> timedOut) {
         Thread t = new Thread(() -> run(timedOut), threadPrefix + "-lane-" + index + "-" + generation++);
         t.setDaemon(true);
+        // a fatal error ends the thread after laneError logged it and failed the runtime: nothing more to print
+        t.setUncaughtExceptionHandler((thread, e) -> LOG.debug("{} ended by {}", thread.getName(), e.toString()));
         worker = t;
         t.start();
     }
@@ -83,7 +130,7 @@ final class LaneLoop<K, V> {
     void purgeRevoked() {
         int n = lane.removeIf(item -> {
             if (item.partition.revoked) {
-                ctx.assigner().release(item.routingKey, item.lane);
+                finished(item);
                 return true;
             }
             return false;
@@ -94,6 +141,20 @@ final class LaneLoop<K, V> {
 
     /** Timer thread: times out the running attempt if it started more than the timeout before {@code nowMillis}. */
     void checkTimeout(long nowMillis) {
+        if (ctx.async()) {
+            for (WorkItem<K, V> call : calls) {
+                if (call.running() && nowMillis - call.startedAtMillis > ctx.processingTimeoutMillis()
+                        && call.timeOut()) {
+                    LOG.warn("{} ran longer than {} ms on lane {}; cancelling the call", call.event.coordinates(),
+                            ctx.processingTimeoutMillis(), index);
+                    cancel(call.call);
+                    completions.add(new Completed<>(call, null, null,
+                            TimeUnit.MILLISECONDS.toNanos(nowMillis - call.startedAtMillis), true));
+                    lane.signal(WAKE);
+                }
+            }
+            return;
+        }
         WorkItem<K, V> item = current;
         if (item != null && item.running() && nowMillis - item.startedAtMillis > ctx.processingTimeoutMillis()
                 && item.timeOut()) {
@@ -132,6 +193,11 @@ final class LaneLoop<K, V> {
         return out;
     }
 
+    /** Any thread: asynchronous calls of this lane running now. */
+    int runningCalls() {
+        return calls.size();
+    }
+
     /** Any thread: how many keys of this lane are parked. */
     int parkedKeyCount() {
         return parked.size();
@@ -151,22 +217,119 @@ final class LaneLoop<K, V> {
         }
         while (worker == me && !stopping) {
             try {
-                Object next = inHand.pollFirst();
+                if (!completions.isEmpty()) {
+                    completeCalls();
+                    continue;
+                }
+                if (!deferred.isEmpty() && canStart()) {
+                    handle(deferred.pollFirst());
+                    continue;
+                }
+                Object next = inHand.peekFirst();
                 if (next == null) {
                     drain();
-                } else if (!handle(next)) {
+                } else if (ctx.async() && (next instanceof WorkItem<?, ?> || next instanceof Release) && !canStart()) {
+                    awaitCallSlot();
+                } else if (!handle(inHand.pollFirst())) {
                     return;
                 }
             } catch (InterruptedException e) {
                 // stop() interrupts; anything else is spurious and the loop re-checks
             } catch (RuntimeException | Error e) {
-                LOG.error("lane {} failed on an event; the event stays in flight (see status)", index, e);
+                laneError(e);
+            }
+        }
+        if (worker == me && doneCount > 0) {
+            flushDone();
+        }
+    }
+
+    /**
+     * An exception escaped the lane's own code (not the processor's: that is an outcome). Counted and logged once with
+     * the event's coordinates; the event is retried like a retriable failure. A fatal JVM error propagates: the
+     * event stays not done, the runtime is told (and reports itself not live), the thread ends.
+     */
+    private void laneError(Throwable e) {
+        WorkItem<K, V> item = current;
+        current = null;
+        ctx.metrics().laneErrors.increment();
+        String where = item == null ? "no event" : item.event.coordinates();
+        if (fatal(e)) {
+            LOG.error("lane {}: fatal {} on {}; the event stays not done (read again after a restart) and the runtime"
+                    + " fails", index, e.getClass().getSimpleName(), where, e);
+            ctx.onFatal().accept(e);
+            throw (Error) e;
+        }
+        if (item == null) {
+            LOG.error("lane {} failed outside an event; it goes on", index, e);
+            return;
+        }
+        LOG.error("lane {} failed on {}; the event is retried", index, where, e);
+        try {
+            if (retry(item, ctx.backoff().delayMillis(item.event.attempt(), random),
+                    "lane error: " + e, e) == Step.DONE) {
+                finishChainHead(item);
+            }
+        } catch (RuntimeException again) {
+            LOG.error("lane {}: {} could not be retried either; it is marked done without processing", index, where,
+                    again);
+            markDone(item);
+            finishChainHead(item);
+        }
+    }
+
+    /** After a lane error handed {@code item} to the failure handler: it leaves its chain (if any) and the runtime. */
+    private void finishChainHead(WorkItem<K, V> item) {
+        Chain<K, V> c = parked.get(item.routingKey);
+        if (c != null && c.items.peekFirst() == item) {
+            c.items.pollFirst();
+            c.size = c.items.size();
+            ctx.delays().removed(1);
+            if (c.items.isEmpty()) {
+                parked.remove(item.routingKey);
+            } else {
+                c.token++;
+                c.describe(c.items.peekFirst(), ctx.clock().millis(), "next after a lane error");
+                ctx.delays().schedule(ctx.clock().millis(), this, item.routingKey, c.token);
+            }
+        }
+        finished(item);
+    }
+
+    /** OutOfMemoryError, InternalError, UnknownError: the JVM is not fit to go on. A stack overflow is the event's. */
+    static boolean fatal(Throwable t) {
+        return t instanceof VirtualMachineError && !(t instanceof StackOverflowError);
+    }
+
+    /** Whether another asynchronous call may start in this lane now. */
+    private boolean canStart() {
+        return running < ctx.maxCallsPerLane() && !ctx.calls().full();
+    }
+
+    /**
+     * At a call limit: handles only control signals until a completion arrives (due keys wait in {@link #deferred};
+     * queued events stay queued, so per-key order holds).
+     */
+    private void awaitCallSlot() throws InterruptedException {
+        if (doneCount > 0) {
+            flushDone();
+        }
+        long wait = running > 0 ? IDLE_WAIT_MILLIS : CALL_SLOT_WAIT_MILLIS;
+        lane.drainSignals(signalsInHand, wait);
+        for (Object s; (s = signalsInHand.pollFirst()) != null; ) {
+            if (s instanceof Release r) {
+                deferred.addLast(r);
+            } else if (s == PURGE) {
+                purge();
             }
         }
     }
 
     /** Takes the next batch from the lane; records the enqueue wait of its oldest event (one sample per batch). */
     private void drain() throws InterruptedException {
+        if (doneCount > 0) {
+            flushDone();
+        }
         if (lane.drainTo(inHand, DRAIN_BATCH, IDLE_WAIT_MILLIS) > 0) {
             for (Object o : inHand) {
                 if (o instanceof WorkItem<?, ?> w) {
@@ -204,11 +367,64 @@ final class LaneLoop<K, V> {
             ctx.delays().added(1);
             return true;
         }
+        c = busy.isEmpty() ? null : busy.get(item.routingKey);
+        if (c != null) {
+            c.items.addLast(item);
+            c.size = c.items.size();
+            lane.behind(1);
+            return true;
+        }
         Step step = attempt(item);
         if (step == Step.DONE || step == Step.DROPPED) {
             finished(item);
+        } else if (step == Step.RUNNING) {
+            Chain<K, V> chain = new Chain<>();
+            chain.items.addLast(item);
+            chain.size = 1;
+            busy.put(item.routingKey, chain);
         }
         return step != Step.ABANDONED;
+    }
+
+    /** Worker: decides every queued completion, then starts each key's next event. */
+    private void completeCalls() {
+        for (Completed<K, V> done; (done = completions.poll()) != null; ) {
+            WorkItem<K, V> item = done.item();
+            calls.remove(item);
+            running--;
+            ctx.calls().release();
+            Chain<K, V> c = busy.remove(item.routingKey);
+            if (c == null || c.items.peekFirst() != item) {
+                LOG.error("lane {}: completion of {} without its busy chain; ignored", index,
+                        item.event.coordinates());
+                continue;
+            }
+            // the chain is parked while its head is decided: park() then reuses it, later events stay behind
+            parked.put(item.routingKey, c);
+            lane.behind(1 - c.items.size());
+            ctx.delays().added(c.items.size());
+            current = item;
+            Step step;
+            if (item.partition.revoked) {
+                ctx.metrics().dropped.increment();
+                step = Step.DROPPED;
+            } else if (done.timedOut()) {
+                ctx.metrics().processing(RuntimeMetrics.Outcome.TIMEOUT).record(done.nanos(), TimeUnit.NANOSECONDS);
+                step = handFailure(item, new Failure(Failure.Kind.TIMED_OUT,
+                        "call ran longer than " + ctx.processingTimeoutMillis() + " ms", null, item.event.attempt()));
+            } else {
+                step = decide(item, done.outcome(), done.thrown(), done.nanos());
+            }
+            current = null;
+            if (step == Step.PARKED) {
+                continue;
+            }
+            c.items.pollFirst();
+            c.size = c.items.size();
+            ctx.delays().removed(1);
+            finished(item);
+            runChain(item.routingKey, c);
+        }
     }
 
     /** Attempts the chain's events in order until one parks; false if this thread was abandoned. */
@@ -224,6 +440,13 @@ final class LaneLoop<K, V> {
                 return false;
             }
             if (step == Step.PARKED) {
+                return true;
+            }
+            if (step == Step.RUNNING) {
+                parked.remove(key);
+                ctx.delays().removed(c.items.size());
+                lane.behind(c.items.size() - 1);
+                busy.put(key, c);
                 return true;
             }
             c.items.pollFirst();
@@ -250,6 +473,14 @@ final class LaneLoop<K, V> {
             current = null;
             return step;
         }
+        if (ctx.async()) {
+            Step step = startCall(item);
+            current = null;
+            return step;
+        }
+        if (doneCount > 0 && lastCallNanos > SLOW_CALL_NANOS) {
+            flushDone(); // a slow processor gains nothing from batching: never hold a completion across a call
+        }
         long start = System.nanoTime();
         item.begin(ctx.clock().millis());
         Outcome outcome = null;
@@ -266,20 +497,90 @@ final class LaneLoop<K, V> {
             Thread.interrupted();
             return Step.ABANDONED; // the timer timed it out: the new worker owns the lane and the item
         }
-        Step step = decide(item, outcome, thrown, System.nanoTime() - start);
+        if (fatal(thrown)) {
+            throw (Error) thrown; // laneError: the event stays not done, the runtime fails
+        }
+        lastCallNanos = System.nanoTime() - start;
+        Step step = decide(item, outcome, thrown, lastCallNanos);
         current = null;
         return step;
+    }
+
+    /**
+     * Starts an asynchronous call of {@code item}; its completion comes back through {@link #completions}. Without a
+     * free call slot the key is parked for a moment instead (not an attempt).
+     */
+    private Step startCall(WorkItem<K, V> item) {
+        if (running >= ctx.maxCallsPerLane() || !ctx.calls().tryAcquire()) {
+            park(item, ctx.clock().millis() + CALL_SLOT_WAIT_MILLIS, "waiting for a call slot");
+            return Step.PARKED;
+        }
+        running++;
+        calls.add(item);
+        long start = System.nanoTime();
+        item.begin(ctx.clock().millis());
+        CompletionStage<Outcome> stage;
+        try {
+            stage = ctx.asyncProcessor().process(item.event);
+            if (stage == null) {
+                stage = CompletableFuture.failedFuture(
+                        new NullPointerException("processor returned null for " + item.event.coordinates()));
+            }
+        } catch (Throwable t) {
+            if (fatal(t)) {
+                running--;
+                calls.remove(item);
+                ctx.calls().release();
+                item.finish();
+                throw (Error) t;
+            }
+            stage = CompletableFuture.failedFuture(t);
+        }
+        item.call = stage;
+        stage.whenComplete((outcome, thrown) -> {
+            if (item.finish()) {
+                completions.add(new Completed<>(item, outcome, unwrap(thrown), System.nanoTime() - start, false));
+                lane.signal(WAKE);
+            }
+        });
+        return Step.RUNNING;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    private static void cancel(CompletionStage<Outcome> stage) {
+        if (stage == null) {
+            return;
+        }
+        try {
+            stage.toCompletableFuture().cancel(true);
+        } catch (UnsupportedOperationException e) {
+            // a stage that cannot be cancelled: its late completion is ignored
+        }
     }
 
     /** {@code item} leaves the runtime (done, finally failed or dropped): its key's lane lease shrinks. */
     private void finished(WorkItem<K, V> item) {
         ctx.assigner().release(item.routingKey, item.lane);
+        if (item.bytes != 0) {
+            ctx.bufferedBytes().add(-item.bytes);
+        }
     }
 
     /** Consumer thread: whether this lane is inside a call for an event of one of {@code partitions}. */
     boolean busyWith(java.util.Set<OwnedPartition> partitions) {
         WorkItem<K, V> item = current;
-        return item != null && partitions.contains(item.partition);
+        if (item != null && partitions.contains(item.partition)) {
+            return true;
+        }
+        for (WorkItem<K, V> call : calls) {
+            if (partitions.contains(call.partition)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Step decide(WorkItem<K, V> item, Outcome outcome, Throwable thrown, long nanos) {
@@ -351,9 +652,33 @@ final class LaneLoop<K, V> {
         return Step.DONE;
     }
 
+    /**
+     * The event is done: its offset joins the pending completions, handed to the StateManager in one call per
+     * partition run when {@value #DONE_BATCH} are pending, when the oldest waited {@value #DONE_FLUSH_NANOS} ns, or
+     * before the worker waits (so a commit or a revoke never waits on a pending completion for long).
+     */
     private void markDone(WorkItem<K, V> item) {
-        Event<K, V> e = item.event;
-        ctx.stateManager().done(item.partition.topicPartition, e.offset());
+        if (doneCount == 0) {
+            firstDoneNanos = System.nanoTime();
+        }
+        donePartitions[doneCount] = item.partition;
+        doneOffsets[doneCount++] = item.event.offset();
+        if (doneCount == DONE_BATCH || System.nanoTime() - firstDoneNanos > DONE_FLUSH_NANOS) {
+            flushDone();
+        }
+    }
+
+    /** Worker: hands the pending completions to the StateManager, one call per run of one partition. */
+    private void flushDone() {
+        int from = 0;
+        for (int i = 1; i <= doneCount; i++) {
+            if (i == doneCount || donePartitions[i] != donePartitions[from]) {
+                ctx.stateManager().done(donePartitions[from], doneOffsets, from, i - from);
+                from = i;
+            }
+        }
+        java.util.Arrays.fill(donePartitions, 0, doneCount, null);
+        doneCount = 0;
     }
 
     /** Parks {@code item}: a new chain for its key, or (already the chain's head) a new due time. */
@@ -398,9 +723,28 @@ final class LaneLoop<K, V> {
         for (var it = inHand.iterator(); it.hasNext(); ) {
             if (it.next() instanceof WorkItem<?, ?> w && w.partition.revoked) {
                 it.remove();
-                ctx.assigner().release(w.routingKey, w.lane);
+                @SuppressWarnings("unchecked")
+                WorkItem<K, V> mine = (WorkItem<K, V>) w;
+                finished(mine);
                 dropped++;
             }
+        }
+        for (Chain<K, V> c : busy.values()) {
+            // the running head stays (its completion drops it); waiting events of revoked partitions go
+            int before = c.items.size();
+            WorkItem<K, V> head = c.items.pollFirst();
+            c.items.removeIf(w -> {
+                if (w.partition.revoked) {
+                    finished(w);
+                    return true;
+                }
+                return false;
+            });
+            c.items.addFirst(head);
+            int removed = before - c.items.size();
+            lane.behind(-removed);
+            dropped += removed;
+            c.size = c.items.size();
         }
         for (var it = parked.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Object, Chain<K, V>> e = it.next();

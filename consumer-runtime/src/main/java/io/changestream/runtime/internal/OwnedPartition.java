@@ -6,7 +6,8 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * One assignment of one partition to one consumer thread (a new object per assignment, so events of an earlier
- * assignment are recognised and dropped). The consumer thread writes it; lanes read {@link #revoked}; the status view
+ * assignment are recognised and dropped). It is also the StateManager's key (identity equality): two consumer
+ * threads of one instance that own the same partition one after the other never share or wipe each other's offsets. The consumer thread writes it; lanes read {@link #revoked}; the status view
  * reads the volatile fields.
  */
 final class OwnedPartition {
@@ -50,6 +51,12 @@ final class OwnedPartition {
 
     boolean paused() {
         return !pauseReasons.isEmpty();
+    }
+
+    /** The partition and this assignment's identity, for logs and StateManager errors. */
+    @Override
+    public String toString() {
+        return topicPartition + "#" + Integer.toHexString(System.identityHashCode(this));
     }
 
     /** The next offset the new owner would read if this assignment ended now with everything done. */

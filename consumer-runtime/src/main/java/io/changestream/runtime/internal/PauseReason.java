@@ -8,6 +8,8 @@ public enum PauseReason {
     DELAY_QUEUE_FULL,
     /** The partition has {@code maxInFlightPerPartition} offsets taken in and not committable. */
     IN_FLIGHT_LIMIT,
+    /** The records taken in and not done hold {@code maxBufferedBytes}: every partition pauses. */
+    MEMORY_LIMIT,
     /** The runtime is closing: nothing new is taken in. */
     CLOSING
 }

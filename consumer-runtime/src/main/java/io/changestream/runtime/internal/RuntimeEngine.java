@@ -1,5 +1,6 @@
 package io.changestream.runtime.internal;
 
+import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.CloseMode;
 import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.KeyFunction;
@@ -13,12 +14,18 @@ import io.changestream.state.StateManager;
 import io.changestream.state.StateManagerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -26,13 +33,24 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds and wires the runtime's parts: one {@link StateManager}, the lanes with their {@link LaneLoop} workers, the
  * {@link DelayScheduler} and its {@link TimerLoop}, and one {@link ConsumerLoop} per consumer thread. The public
  * {@code ConsumerRuntime} owns the lifecycle and calls {@link #start} and {@link #close} once each.
+ *
+ * <p>It also supervises the consumer threads: one that dies (its partitions are released and its consumer closed)
+ * is started again with a new consumer after a backoff ({@code consumerRestartBackoff}, doubling per consecutive
+ * failure, at most 32 times); after {@code consumerMaxRestarts} consecutive failures the runtime fails and reports
+ * itself not live.
  */
 public final class RuntimeEngine<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RuntimeEngine.class);
+    /** A consumer thread that ran this long since its last restart starts its failure count afresh. */
+    static final long RESTART_STREAK_RESET_MILLIS = 60_000;
 
     /** Extra time a consumer thread gets past the close deadline to leave the group. */
     static final long CONSUMER_CLOSE_GRACE_MILLIS = 5_000;
@@ -45,19 +63,28 @@ public final class RuntimeEngine<K, V> {
     private final String threadPrefix;
     private final Consumer<Throwable> onFatal;
     private final PartitionListener partitionListener;
-    private final StateManager<TopicPartition> stateManager;
+    private final StateManager<OwnedPartition> stateManager;
+    private final LongAdder bufferedBytes = new LongAdder();
+    private final CallSlots calls;
+    private final ScheduledExecutorService supervisor;
+    private final long[] lastRestartMillis;
+    private final int[] restartStreak;
+    private final List<KafkaClientMetrics> clientMetrics = new CopyOnWriteArrayList<>();
+    private final MeterRegistry registry;
+    private volatile boolean closing;
+    private volatile boolean gaveUp;
     private final DelayScheduler delays = new DelayScheduler();
     private final RuntimeMetrics metrics;
     private final LaneAssigner assigner;
     private final List<LaneLoop<K, V>> lanes = new ArrayList<>();
-    private final List<ConsumerLoop<K, V>> loops = new ArrayList<>();
-    private final List<Thread> loopThreads = new ArrayList<>();
+    private final List<ConsumerLoop<K, V>> loops = new CopyOnWriteArrayList<>();
+    private final List<Thread> loopThreads = new CopyOnWriteArrayList<>();
     private final TimerLoop timer;
     private Thread timerThread;
 
     public RuntimeEngine(RuntimeConfig config, Supplier<? extends Deserializer<K>> keys,
                          Supplier<? extends Deserializer<V>> values, Processor<K, V> processor,
-                         FailureHandler<K, V> failureHandler, KeyFunction<K, V> keyFunction, MeterRegistry registry,
+                         AsyncProcessor<K, V> asyncProcessor, FailureHandler<K, V> failureHandler, KeyFunction<K, V> keyFunction, MeterRegistry registry,
                          Clock clock, long seed, String threadPrefix, PartitionListener partitionListener,
                          Consumer<Throwable> onFatal) {
         this.config = config;
@@ -68,6 +95,16 @@ public final class RuntimeEngine<K, V> {
         this.threadPrefix = threadPrefix;
         this.onFatal = onFatal;
         this.partitionListener = partitionListener;
+        this.registry = registry;
+        KafkaMeterNames.installOn(registry);
+        this.calls = new CallSlots(config.maxCalls());
+        this.lastRestartMillis = new long[config.consumerThreads()];
+        this.restartStreak = new int[config.consumerThreads()];
+        this.supervisor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, threadPrefix + "-supervisor");
+            t.setDaemon(true);
+            return t;
+        });
         int maxPollRecords = Integer.parseInt(String.valueOf(
                 config.kafka().getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500")));
         // the consumer thread pauses a partition at maxInFlightPerPartition; one more poll may still arrive
@@ -77,8 +114,9 @@ public final class RuntimeEngine<K, V> {
         Backoff backoff = new Backoff(config.initialBackoff(), config.maxBackoff(), config.backoffMultiplier(),
                 config.jitter());
         this.assigner = LaneAssigner.of(config.keyAssignment(), config.lanes());
-        Processing<K, V> processing = new Processing<>(processor, failureHandler, stateManager, backoff,
-                config.maxAttempts(), config.processingTimeout().toMillis(), delays, assigner, metrics, clock);
+        Processing<K, V> processing = new Processing<>(processor, asyncProcessor, failureHandler, stateManager,
+                backoff, config.maxAttempts(), config.processingTimeout().toMillis(), delays, assigner,
+                config.maxCallsPerLane(), calls, bufferedBytes, metrics, clock, onFatal);
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < config.lanes(); i++) {
             Lane<K, V> lane = new Lane<>(config.laneCapacity());
@@ -86,6 +124,8 @@ public final class RuntimeEngine<K, V> {
             metrics.gauge(RuntimeMeter.LANE_QUEUE_LENGTH, Tags.of("lane", Integer.toString(i)), lane, Lane::size);
         }
         metrics.gauge(RuntimeMeter.DELAY_QUEUE_SIZE, Tags.empty(), delays, DelayScheduler::size);
+        metrics.gauge(RuntimeMeter.CALLS_RUNNING, Tags.empty(), calls, CallSlots::used);
+        metrics.gauge(RuntimeMeter.BUFFERED_BYTES, Tags.empty(), bufferedBytes, LongAdder::sum);
         metrics.gauge(RuntimeMeter.PAUSED_PARTITIONS, Tags.empty(), this,
                 e -> e.status(RuntimeState.RUNNING, 0).partitions().stream().filter(p -> p.paused()).count());
         this.timer = new TimerLoop(delays, lanes, clock, config.processingTimeout().toMillis());
@@ -100,6 +140,7 @@ public final class RuntimeEngine<K, V> {
             }
         } catch (RuntimeException e) {
             consumers.forEach(KafkaConsumer::close);
+            supervisor.shutdownNow();
             metrics.close();
             throw e;
         }
@@ -108,14 +149,84 @@ public final class RuntimeEngine<K, V> {
         timerThread.setDaemon(true);
         timerThread.start();
         for (int i = 0; i < consumers.size(); i++) {
-            String name = threadPrefix + "-consumer-" + i;
-            ConsumerLoop<K, V> loop = new ConsumerLoop<>(name, consumers.get(i), config, stateManager, lanes,
-                    keyFunction, assigner, delays, metrics, clock, partitionListener, onFatal);
-            loops.add(loop);
-            Thread t = new Thread(loop, name);
-            loopThreads.add(t);
-            t.start();
+            startLoop(i, consumers.get(i));
         }
+    }
+
+    private void startLoop(int index, KafkaConsumer<K, V> consumer) {
+        String name = threadPrefix + "-consumer-" + index;
+        KafkaClientMetrics bound = new KafkaClientMetrics(consumer);
+        bound.bindTo(registry);
+        clientMetrics.add(bound);
+        ConsumerLoop<K, V>[] self = newLoopHolder();
+        ConsumerLoop<K, V> loop = new ConsumerLoop<>(name, consumer, config, stateManager, lanes, keyFunction,
+                assigner, delays, metrics, clock, partitionListener, bufferedBytes,
+                cause -> died(index, self[0], bound, cause));
+        self[0] = loop;
+        loops.add(loop);
+        Thread t = new Thread(loop, name);
+        loopThreads.add(t);
+        t.start();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <K, V> ConsumerLoop<K, V>[] newLoopHolder() {
+        return (ConsumerLoop<K, V>[]) new ConsumerLoop<?, ?>[1];
+    }
+
+    /** The consumer thread of {@code index} died (its partitions released, its consumer closed): restart it. */
+    private void died(int index, ConsumerLoop<K, V> loop, KafkaClientMetrics bound, Throwable cause) {
+        loops.remove(loop);
+        clientMetrics.remove(bound);
+        bound.close();
+        if (closing) {
+            return;
+        }
+        scheduleRestart(index, cause);
+    }
+
+    private synchronized void scheduleRestart(int index, Throwable cause) {
+        long now = clock.millis();
+        if (now - lastRestartMillis[index] > RESTART_STREAK_RESET_MILLIS) {
+            restartStreak[index] = 0;
+        }
+        if (restartStreak[index] >= config.consumerMaxRestarts()) {
+            gaveUp = true;
+            LOG.error("consumer thread {} of group {} failed {} times in a row; giving up: the runtime is not live",
+                    index, config.groupId(), restartStreak[index]);
+            onFatal.accept(cause);
+            return;
+        }
+        long delay = config.consumerRestartBackoff().toMillis() << Math.min(5, restartStreak[index]);
+        restartStreak[index]++;
+        lastRestartMillis[index] = now + delay;
+        LOG.warn("consumer thread {} of group {} died; starting it again in {} ms (restart {} of at most {})",
+                index, config.groupId(), delay, restartStreak[index], config.consumerMaxRestarts(), cause);
+        try {
+            supervisor.schedule(() -> restart(index), delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    private synchronized void restart(int index) {
+        if (closing) {
+            return;
+        }
+        KafkaConsumer<K, V> consumer;
+        try {
+            consumer = new KafkaConsumer<>(consumerProperties(index), keys.get(), values.get());
+        } catch (RuntimeException e) {
+            scheduleRestart(index, e);
+            return;
+        }
+        metrics.consumerRestarts.increment();
+        startLoop(index, consumer);
+    }
+
+    /** Any thread: false once a consumer thread could not be restarted; the service's liveness check. */
+    public boolean live() {
+        return !gaveUp;
     }
 
     private Map<String, Object> consumerProperties(int index) {
@@ -134,6 +245,11 @@ public final class RuntimeEngine<K, V> {
      * group). Returns whether every thread stopped.
      */
     public boolean close(CloseMode mode, long deadlineMillis) throws InterruptedException {
+        synchronized (this) {
+            closing = true;
+        }
+        supervisor.shutdownNow();
+        supervisor.awaitTermination(1, TimeUnit.SECONDS);
         loops.forEach(l -> l.requestClose(mode, deadlineMillis));
         boolean stopped = true;
         for (Thread t : loopThreads) {
@@ -147,12 +263,14 @@ public final class RuntimeEngine<K, V> {
             timer.stop(timerThread);
             timerThread.join(1_000);
         }
+        clientMetrics.forEach(KafkaClientMetrics::close);
         metrics.close();
         return stopped;
     }
 
     /** For a runtime closed before it started: removes the meters registered at construction. */
     public void discard() {
+        supervisor.shutdownNow();
         metrics.close();
     }
 
@@ -174,6 +292,7 @@ public final class RuntimeEngine<K, V> {
                 }
             }
         }
-        return new RuntimeStatus(state, partitions, laneStatus, parked, parkedCount, delays.size());
+        return new RuntimeStatus(state, live() && state != RuntimeState.FAILED, partitions, laneStatus, parked,
+                parkedCount, delays.size());
     }
 }

@@ -39,6 +39,8 @@ final class RuntimeMetrics {
     final Counter lost;
     final Counter dropped;
     final Counter timedOutThreads;
+    final Counter laneErrors;
+    final Counter consumerRestarts;
     private final Map<Outcome, Timer> processing = new EnumMap<>(Outcome.class);
     private final Map<Failure.Kind, Counter> finalFailures = new EnumMap<>(Failure.Kind.class);
 
@@ -56,6 +58,8 @@ final class RuntimeMetrics {
         lost = counter(RuntimeMeter.REBALANCES, Tags.of("kind", "lost"));
         dropped = counter(RuntimeMeter.DROPPED, Tags.empty());
         timedOutThreads = counter(RuntimeMeter.TIMED_OUT_THREADS, Tags.empty());
+        laneErrors = counter(RuntimeMeter.LANE_ERRORS, Tags.empty());
+        consumerRestarts = counter(RuntimeMeter.CONSUMER_RESTARTS, Tags.empty());
         for (Outcome o : Outcome.values()) {
             processing.put(o, timer(RuntimeMeter.PROCESSING_TIME, Tags.of("outcome", lower(o))));
         }

@@ -2,6 +2,8 @@ package io.changestream.runtime.internal;
 
 import io.changestream.runtime.Event;
 import io.changestream.runtime.Failure;
+import io.changestream.runtime.Outcome;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
@@ -24,6 +26,10 @@ final class WorkItem<K, V> {
     final long polledAtNanos;
     /** The lane index its routing key hashes to. */
     final int lane;
+    /** Serialized key + value bytes, counted in the runtime's buffered bytes until the item leaves. */
+    final int bytes;
+    /** The running asynchronous call, for cancelling it on a timeout; null for a synchronous processor. */
+    volatile CompletionStage<Outcome> call;
     Event<K, V> event;
     /** Set once the event finally failed and the failure handler has not accepted it yet. */
     Failure failure;
@@ -33,8 +39,9 @@ final class WorkItem<K, V> {
     /** IDLE (0, the default: no volatile store per new item), RUNNING or TIMED_OUT. */
     private volatile int state;
 
-    WorkItem(Event<K, V> event, OwnedPartition partition, Object routingKey, int lane, long polledAtNanos) {
+    WorkItem(Event<K, V> event, OwnedPartition partition, Object routingKey, int lane, long polledAtNanos, int bytes) {
         this.event = event;
+        this.bytes = bytes;
         this.lane = lane;
         this.partition = partition;
         this.routingKey = routingKey;

@@ -40,7 +40,15 @@ public enum RuntimeMeter {
     DROPPED(Type.COUNTER, "changestream.runtime.dropped", List.of(),
             "Taken-in events dropped unprocessed because their partition was revoked (the new owner reads them)"),
     TIMED_OUT_THREADS(Type.COUNTER, "changestream.runtime.timed.out.threads", List.of(),
-            "Processor threads replaced after an attempt ran past the processing timeout");
+            "Processor threads replaced after an attempt ran past the processing timeout"),
+    CALLS_RUNNING(Type.GAUGE, "changestream.runtime.calls.running", List.of(),
+            "Asynchronous processor calls running now (bounded by maxCalls); 0 with a synchronous processor"),
+    BUFFERED_BYTES(Type.GAUGE, "changestream.runtime.buffered.bytes", List.of(),
+            "Serialized key and value bytes of records taken in and not done (bounded by maxBufferedBytes)"),
+    LANE_ERRORS(Type.COUNTER, "changestream.runtime.lane.errors", List.of(),
+            "Exceptions that escaped a lane's own code; the event was retried (a fatal JVM error fails the runtime)"),
+    CONSUMER_RESTARTS(Type.COUNTER, "changestream.runtime.consumer.restarts", List.of(),
+            "Consumer threads started again after they died");
 
     /** How the meter measures. */
     public enum Type { COUNTER, GAUGE, TIMER }

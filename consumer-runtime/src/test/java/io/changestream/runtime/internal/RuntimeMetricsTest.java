@@ -23,6 +23,8 @@ class RuntimeMetricsTest {
         metrics.gauge(RuntimeMeter.LANE_QUEUE_LENGTH, Tags.of("lane", "0"), new Lane<String, String>(4), Lane::size);
         metrics.gauge(RuntimeMeter.DELAY_QUEUE_SIZE, Tags.empty(), new DelayScheduler(), DelayScheduler::size);
         metrics.gauge(RuntimeMeter.PAUSED_PARTITIONS, Tags.empty(), this, x -> 0);
+        metrics.gauge(RuntimeMeter.CALLS_RUNNING, Tags.empty(), new CallSlots(4), CallSlots::used);
+        metrics.gauge(RuntimeMeter.BUFFERED_BYTES, Tags.empty(), this, x -> 0);
         OwnedPartition p = new OwnedPartition(new TopicPartition("cs.changes", 3));
         p.committed = 40;
         p.highestTracked = 49;
