@@ -90,6 +90,11 @@ public final class PartitionOffsets {
         if (revoked || offset > highestTracked || inFlight.isEmpty() || offset < inFlight.peekOffset()) {
             return false;
         }
+        if (done.isEmpty() && offset == inFlight.peekOffset()) {
+            inFlight.pop(); // in order: the oldest in flight is done, the committable position moves without the heap
+            committable = offset + 1;
+            return true;
+        }
         done.push(offset);
         return true;
     }
