@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The processor contract, one kit for both processor kinds ({@link Processor} and {@link AsyncProcessor}): per-key
@@ -43,8 +45,9 @@ abstract class ProcessorContract {
         return builder(config, work).failureHandler(h).seed(42).threadPrefix("contract-" + name).build().start();
     }
 
-    @Test
-    void everyKeysEventsAreProcessedInOffsetOrderExactlyOnceAndCommitted() throws Exception {
+    @ParameterizedTest
+    @EnumSource(KeyAssignment.class)
+    void everyKeysEventsAreProcessedInOffsetOrderExactlyOnceAndCommitted(KeyAssignment assignment) throws Exception {
         String topic = RuntimeTestSupport.unique("contract-order");
         String group = RuntimeTestSupport.unique("contract-order-group");
         int records = 3_000;
@@ -53,7 +56,8 @@ abstract class ProcessorContract {
         Map<String, List<Integer>> byKey = new ConcurrentHashMap<>();
         Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
         AtomicInteger overlaps = new AtomicInteger();
-        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).build();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).keyAssignment(assignment)
+                .build();
         try (ConsumerRuntime<String, String> r = start(config, e -> {
             if (running.computeIfAbsent(e.key(), k -> new AtomicInteger()).incrementAndGet() > 1) {
                 overlaps.incrementAndGet();
