@@ -1,6 +1,7 @@
 package io.changestream.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +24,42 @@ class BackpressureIT {
     private final KafkaBroker broker = Brokers.shared();
 
     @Test
+    void recordsTakenInAreBoundedInBytesThePartitionsPauseAtTheLimitAndResume() throws Exception {
+        String topic = RuntimeTestSupport.unique("bytes");
+        String group = RuntimeTestSupport.unique("bytes-group");
+        int records = 600;
+        broker.createTopic(topic, 2);
+        RuntimeTestSupport.produceKeyed(broker, topic, records, 60); // "k<i>" + "v<j>": at most 8 bytes a record
+        long limit = 1_024;
+        int pollRecords = 50;
+        Set<String> processed = ConcurrentHashMap.newKeySet();
+        AtomicLong maxBuffered = new AtomicLong();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(2).maxBufferedBytes(limit)
+                .kafka("max.poll.records", pollRecords).build();
+        try (ConsumerRuntime<String, String> runtime = RuntimeTestSupport.runtime(config, event -> {
+            maxBuffered.accumulateAndGet((long) registry.get("changestream.runtime.buffered.bytes").gauge().value(),
+                    Math::max);
+            Thread.sleep(2);
+            processed.add(event.partition() + "@" + event.offset());
+            return Outcome.success();
+        }).meterRegistry(registry).build().start()) {
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtime.status().partitions().stream()
+                    .anyMatch(p -> p.pauseReasons().contains("MEMORY_LIMIT")));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> processed.size() == records);
+            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
+            Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> runtime.status().partitions().stream()
+                    .noneMatch(RuntimeStatus.PartitionStatus::paused));
+            assertEquals(0.0, registry.get("changestream.runtime.buffered.bytes").gauge().value(),
+                    "every byte taken in was given back");
+        }
+        assertTrue(maxBuffered.get() <= limit + pollRecords * 8L,
+                "buffered bytes stay within the limit plus one poll, were " + maxBuffered.get());
+    }
+
+        @Test
     void slowProcessingPausesAndResumesWithoutARebalance() throws Exception {
         String topic = RuntimeTestSupport.unique("slow");
         String group = RuntimeTestSupport.unique("slow-group");
