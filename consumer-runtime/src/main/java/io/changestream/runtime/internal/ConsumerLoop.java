@@ -288,7 +288,10 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         stateManager.track(p, offsets, n);
         // advance on every poll, not only at commit time: the done heap then holds about one poll's completions, not
         // a commit interval's (1 s of a fast stream is a million entries, log n deep and out of cache)
-        stateManager.committable(p);
+        OptionalLong position = stateManager.committable(p);
+        if (position.isPresent()) {
+            p.lastCommittable = position.getAsLong();
+        }
     }
 
         /** The key function's answer; one that throws leaves the event unkeyed rather than stopping the consumer. */
