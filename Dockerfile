@@ -6,6 +6,7 @@ COPY pom.xml .
 COPY testkit testkit
 COPY topics topics
 COPY state-manager state-manager
+COPY consumer-runtime consumer-runtime
 COPY cdc-connector cdc-connector
 COPY alert-consumer alert-consumer
 COPY log-tailer log-tailer

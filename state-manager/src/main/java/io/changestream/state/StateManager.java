@@ -73,6 +73,32 @@ public final class StateManager<P> {
     }
 
     /**
+     * Consumer thread: {@link #track(Object, long)} of {@code count} offsets from {@code offsets[0]} (increasing), in
+     * one lock acquisition and one clock reading: the records of one poll of one partition.
+     *
+     * @throws IllegalStateException    as {@link #track(Object, long)}
+     * @throws IllegalArgumentException as {@link #track(Object, long)}; the offsets before the refused one stay tracked
+     */
+    public void track(P partition, long[] offsets, int count) {
+        PartitionOffsets state = partitions.get(partition);
+        if (state == null) {
+            throw new IllegalStateException("partition " + partition + " is not assigned; assign it before tracking");
+        }
+        state.trackAll(offsets, count, clock.millis());
+    }
+
+    /**
+     * Any processor thread: {@link #done(Object, long)} of {@code count} offsets from {@code offsets[from]}, in one
+     * lock acquisition.
+     */
+    public void done(P partition, long[] offsets, int from, int count) {
+        PartitionOffsets state = partitions.get(partition);
+        if (state != null) {
+            state.doneAll(offsets, from, count);
+        }
+    }
+
+    /**
      * Any processor thread: the record at {@code offset} finished (successfully or finally failed). Harmless when
      * repeated; ignored for a partition that is not assigned (a late completion after a revoke) and for an offset
      * not tracked yet, so the committable position never passes an offset that was not taken in.

@@ -25,6 +25,20 @@ class StateManagerTest {
     }
 
     @Test
+    void batchTrackAndDoneOfOnePollActLikeOneCallPerOffset() {
+        manager.assign(P);
+        manager.track(P, new long[] {10, 11, 12, 14, 99}, 4);
+        assertEquals(4, manager.inFlightCount(P), "only count offsets are tracked");
+        manager.done(P, new long[] {-1, 12, 10, 11, 7}, 1, 3);
+        assertEquals(OptionalLong.of(13), manager.committable(P), "14 is still in flight");
+        assertThrows(IllegalArgumentException.class, () -> manager.track(P, new long[] {15, 13}, 2));
+        assertEquals(OptionalLong.of(14), manager.oldestInFlight(P));
+        assertEquals(2, manager.inFlightCount(P), "15 was tracked before 13 was refused");
+        manager.done(P, new long[] {14, 15}, 0, 2);
+        assertEquals(OptionalLong.of(16), manager.committable(P));
+    }
+
+        @Test
     void committableIsEmptyUntilSomethingCompletes() {
         manager.assign(P);
         trackAll(10, 11);

@@ -1,6 +1,6 @@
 package io.changestream.alerts.ledger;
 
-import io.changestream.alerts.runtime.PartitionListener;
+import io.changestream.runtime.PartitionListener;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.serde.JsonSerde;
 import io.changestream.topics.serde.Serdes;

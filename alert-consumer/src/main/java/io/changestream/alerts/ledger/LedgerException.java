@@ -1,6 +1,6 @@
 package io.changestream.alerts.ledger;
 
-import io.changestream.alerts.runtime.RetriableException;
+import io.changestream.runtime.RetriableException;
 
 /**
  * A ledger write was not acked in time (or failed): the pair is not proven settled, so the event is not marked done

@@ -1,6 +1,6 @@
 package io.changestream.alerts.pipeline;
 
-import io.changestream.alerts.runtime.RetriableException;
+import io.changestream.runtime.RetriableException;
 import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.serde.JsonSerde;
 import io.changestream.topics.serde.Serdes;

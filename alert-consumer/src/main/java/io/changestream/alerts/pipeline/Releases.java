@@ -1,6 +1,6 @@
 package io.changestream.alerts.pipeline;
 
-import io.changestream.alerts.runtime.RetriableException;
+import io.changestream.runtime.RetriableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;

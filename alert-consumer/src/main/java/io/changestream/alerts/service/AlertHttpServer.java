@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.DeliverySummary;
-import io.changestream.alerts.runtime.RuntimeStatus;
+import io.changestream.runtime.RuntimeStatus;
 import io.changestream.alerts.subscription.SubscriptionRoutes;
 import io.changestream.topics.serde.Json;
 import io.javalin.Javalin;
@@ -44,7 +44,7 @@ final class AlertHttpServer implements AutoCloseable {
             c.jetty.port = config.httpPort();
             c.routes.get("/health/live", ctx -> {
                 boolean live = service.live();
-                ctx.status(live ? 200 : 503).result(live ? "live" : "not live: " + service.store().health());
+                ctx.status(live ? 200 : 503).result(live ? "live" : "not live: " + service.liveness());
             });
             c.routes.get("/health/ready", ctx -> {
                 boolean ready = service.ready();

@@ -6,17 +6,17 @@ import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
-import io.changestream.alerts.runtime.ConsumerRuntime;
-import io.changestream.alerts.runtime.PartitionListener;
-import io.changestream.alerts.runtime.RuntimeState;
+import io.changestream.runtime.ConsumerRuntime;
+import io.changestream.runtime.PartitionListener;
+import io.changestream.runtime.RuntimeState;
 import io.changestream.alerts.subscription.DeliveryStatusBook;
 import io.changestream.alerts.subscription.SubscriptionFactory;
 import io.changestream.alerts.subscription.SubscriptionRoutes;
 import io.changestream.alerts.subscription.SubscriptionService;
 import io.changestream.alerts.subscription.SubscriptionStore;
 import io.changestream.alerts.subscription.SubscriptionViewGate;
-import io.changestream.alerts.runtime.Outcome;
-import io.changestream.alerts.runtime.Processor;
+import io.changestream.runtime.Outcome;
+import io.changestream.runtime.Processor;
 import io.changestream.topics.TopicCatalog;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -171,9 +171,20 @@ public final class AlertService implements AutoCloseable {
         return !closed && runtime != null && runtime.state() == RuntimeState.RUNNING && store.healthy();
     }
 
-    /** Live: false once a part that must run could not be restarted (the subscriptions reader). */
+    /**
+     * Live: false once a part that must run could not be restarted (the subscriptions reader, a consumer thread of
+     * the runtime) or the runtime failed.
+     */
     public boolean live() {
-        return store == null || store.alive();
+        return (store == null || store.alive()) && (runtime == null || runtime.live());
+    }
+
+    /** Why not live, for {@code /health/live}. */
+    String liveness() {
+        if (runtime != null && !runtime.live()) {
+            return "consumer runtime not live (" + runtime.state() + ")";
+        }
+        return store == null ? "starting" : String.valueOf(store.health());
     }
 
     /** Why not ready, for {@code /health/ready}. */

@@ -13,7 +13,7 @@ import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
 import io.changestream.alerts.pipeline.PipelineSettings;
-import io.changestream.alerts.runtime.RuntimeConfig;
+import io.changestream.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
 import io.changestream.topics.TopicCatalog;

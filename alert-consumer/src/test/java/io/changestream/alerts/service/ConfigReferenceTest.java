@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.runtime.RuntimeConfig;
+import io.changestream.runtime.RuntimeConfig;
 import io.changestream.testkit.ReadmeSettingsTable;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,9 @@
 package io.changestream.bench.consumer;
 
-import io.changestream.alerts.runtime.KeyAssignment;
+import io.changestream.runtime.KeyAssignment;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -37,6 +38,8 @@ public final class ConsumerBench {
     static final int NOOP_ROUNDS = 5;
     static final int NOOP_RECORDS = 300_000;
     static final int NOOP_LANES = 4;
+    /** Lanes of the asynchronous contender: calls, not lanes, are its concurrency. */
+    static final int ASYNC_LANES = 8;
     /** No-op events: plain hashing, the setting for cheap processing (decision 0401). */
     static final KeyAssignment NOOP_ASSIGNMENT = KeyAssignment.HASH;
 
@@ -51,12 +54,17 @@ public final class ConsumerBench {
             String noopTopic = "bench-consumer-noop";
             broker.createTopic(topic, PARTITIONS);
             broker.createTopic(noopTopic, PARTITIONS);
-            fill(broker, topic, RECORDS);
+            fill(broker, topic, System.getenv("CONSUMER_BENCH_NOOP_ONLY") != null ? 1_000 : RECORDS);
             fill(broker, noopTopic, NOOP_RECORDS);
             Contenders c = new Contenders(broker.bootstrapServers(), topic, RECORDS);
 
-            Contenders.Timing io = c.runtime(LANES, 1, WORK_MILLIS, KeyAssignment.LEAST_LOADED);
-            Contenders.Timing pc = c.parallelConsumer(LANES, WORK_MILLIS);
+            // CONSUMER_BENCH_NOOP_ONLY=1: the no-op comparison alone, for iterating on the hot path (I/O rows are 0)
+            boolean noopOnly = System.getenv("CONSUMER_BENCH_NOOP_ONLY") != null;
+            Contenders.Timing skipped = new Contenders.Timing(0, Duration.ZERO, Duration.ofSeconds(1));
+            Contenders.Timing io = noopOnly ? skipped : c.runtime(LANES, 1, WORK_MILLIS, KeyAssignment.LEAST_LOADED);
+            Contenders.Timing pc = noopOnly ? skipped : c.parallelConsumer(LANES, WORK_MILLIS);
+            Contenders.Timing ioAsync = noopOnly ? skipped : c.runtimeAsync(ASYNC_LANES, LANES, WORK_MILLIS);
+            Contenders.Timing ioHash = noopOnly ? skipped : c.runtime(LANES, 1, WORK_MILLIS, KeyAssignment.HASH);
 
             c = new Contenders(broker.bootstrapServers(), noopTopic, NOOP_RECORDS);
             c.rawPoll();
@@ -74,14 +82,22 @@ public final class ConsumerBench {
             table.add(row("I/O: runtime, 64 lanes, 5 ms/record", io, io.perSecond() / IO_LIMIT, "of limit"));
             table.add(row("I/O: Parallel Consumer KEY, 64, 5 ms/record", pc, pc.perSecond() / IO_LIMIT, "of limit"));
             table.add(String.format(Locale.ROOT, "%-50s %12d", "I/O limit: 64 lanes / 5 ms", IO_LIMIT));
+            table.add(row("I/O: runtime HASH, 64 lanes, 5 ms/record", ioHash, ioHash.perSecond() / IO_LIMIT,
+                    "of limit"));
+            table.add(row("I/O: runtime async, 64 calls, 5 ms/record", ioAsync, ioAsync.perSecond() / IO_LIMIT,
+                    "of limit"));
             table.add(String.format(Locale.ROOT, "%-50s %12s %12s %9.2fx", "I/O: runtime vs Parallel Consumer", "",
                     "", io.perSecond() / pc.perSecond()));
+            table.add(String.format(Locale.ROOT, "%-50s %12s %12s %9.2fx", "I/O: runtime async vs Parallel Consumer",
+                    "", "", ioAsync.perSecond() / pc.perSecond()));
             table.add(row("no-op: runtime, " + NOOP_LANES + " lanes, " + NOOP_ASSIGNMENT + ", best of " + NOOP_ROUNDS,
                     noop, noop.perSecond() / raw.perSecond(), "of raw"));
             table.add(row("no-op: bare KafkaConsumer poll loop, best of " + NOOP_ROUNDS, raw, 1.0, "of raw"));
             table.add(String.format(Locale.ROOT, "RESULT {\"scenario\":\"consumer\",\"io_per_sec\":%.0f,"
+                            + "\"io_hash_per_sec\":%.0f,\"io_async_per_sec\":%.0f,"
                             + "\"io_limit\":%d,\"pc_per_sec\":%.0f,\"noop_per_sec\":%.0f,\"raw_per_sec\":%.0f}",
-                    io.perSecond(), IO_LIMIT, pc.perSecond(), noop.perSecond(), raw.perSecond()));
+                    io.perSecond(), ioHash.perSecond(), ioAsync.perSecond(), IO_LIMIT, pc.perSecond(),
+                    noop.perSecond(), raw.perSecond()));
         }
         System.out.flush();
         table.forEach(System.out::println); // after the broker's shutdown logging: RESULT stays the last line

@@ -1,10 +1,10 @@
 package io.changestream.bench.consumer;
 
-import io.changestream.alerts.runtime.CloseMode;
-import io.changestream.alerts.runtime.ConsumerRuntime;
-import io.changestream.alerts.runtime.KeyAssignment;
-import io.changestream.alerts.runtime.Outcome;
-import io.changestream.alerts.runtime.RuntimeConfig;
+import io.changestream.runtime.CloseMode;
+import io.changestream.runtime.ConsumerRuntime;
+import io.changestream.runtime.KeyAssignment;
+import io.changestream.runtime.Outcome;
+import io.changestream.runtime.RuntimeConfig;
 import io.confluent.parallelconsumer.ParallelConsumerOptions;
 import io.confluent.parallelconsumer.ParallelStreamProcessor;
 import java.time.Duration;
@@ -12,7 +12,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,7 +82,7 @@ final class Contenders {
         }
     }
 
-    /** The alert-consumer runtime with {@code lanes} lanes, each event sleeping {@code workMillis}. */
+    /** The consumer-runtime with {@code lanes} lanes, each event sleeping {@code workMillis}. */
     Timing runtime(int lanes, int consumerThreads, long workMillis, KeyAssignment assignment)
             throws InterruptedException {
         Meter meter = new Meter();
@@ -100,7 +103,34 @@ final class Contenders {
         }
     }
 
-    /** Confluent Parallel Consumer, KEY ordering, {@code maxConcurrency}, each record sleeping {@code workMillis}. */
+    /**
+     * The consumer-runtime with an asynchronous processor: each call completes {@code workMillis} later on a timer
+     * (no thread waits), at most {@code maxCalls} at once in the runtime (the same concurrency as Parallel
+     * Consumer's {@code maxConcurrency}).
+     */
+    Timing runtimeAsync(int lanes, int maxCalls, long workMillis) throws InterruptedException {
+        Meter meter = new Meter();
+        RuntimeConfig config = RuntimeConfig.builder(List.of(topic), kafka())
+                .lanes(lanes).maxCalls(maxCalls).maxCallsPerLane(maxCalls).keyAssignment(KeyAssignment.HASH).build();
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        ConsumerRuntime<String, String> runtime = ConsumerRuntime.asyncBuilder(config, StringDeserializer::new,
+                StringDeserializer::new, event -> {
+                    CompletableFuture<Outcome> done = new CompletableFuture<>();
+                    timer.schedule(() -> {
+                        meter.processed();
+                        done.complete(Outcome.success());
+                    }, workMillis, TimeUnit.MILLISECONDS);
+                    return done;
+                }).threadPrefix("bench-runtime-async").build().start();
+        try {
+            return meter.await();
+        } finally {
+            runtime.close(CloseMode.DONT_DRAIN, Duration.ofSeconds(10));
+            timer.shutdownNow();
+        }
+    }
+
+        /** Confluent Parallel Consumer, KEY ordering, {@code maxConcurrency}, each record sleeping {@code workMillis}. */
     Timing parallelConsumer(int maxConcurrency, long workMillis) throws InterruptedException {
         Meter meter = new Meter();
         KafkaConsumer<String, String> consumer =

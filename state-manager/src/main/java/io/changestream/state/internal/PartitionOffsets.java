@@ -62,6 +62,23 @@ public final class PartitionOffsets {
     }
 
     /**
+     * Consumer thread: {@link #track} of {@code count} offsets from {@code offsets[0]} in one lock acquisition (the
+     * records of one poll). Stops at the first offset refused, with the same exceptions; earlier ones stay tracked.
+     */
+    public synchronized void trackAll(long[] offsets, int count, long nowMillis) {
+        for (int i = 0; i < count; i++) {
+            track(offsets[i], nowMillis);
+        }
+    }
+
+    /** Any thread: {@link #done} of {@code count} offsets from {@code offsets[from]} in one lock acquisition. */
+    public synchronized void doneAll(long[] offsets, int from, int count) {
+        for (int i = from; i < from + count; i++) {
+            done(offsets[i]);
+        }
+    }
+
+    /**
      * Any thread: the record at {@code offset} is finished. Ignored when the partition was revoked, when the offset
      * was never tracked in this assignment (above the highest tracked) or is already behind the oldest in-flight
      * offset (a duplicate or a replayed completion). A duplicate of a still in-flight offset is kept and dropped
@@ -72,6 +89,11 @@ public final class PartitionOffsets {
     public synchronized boolean done(long offset) {
         if (revoked || offset > highestTracked || inFlight.isEmpty() || offset < inFlight.peekOffset()) {
             return false;
+        }
+        if (done.isEmpty() && offset == inFlight.peekOffset()) {
+            inFlight.pop(); // in order: the oldest in flight is done, the committable position moves without the heap
+            committable = offset + 1;
+            return true;
         }
         done.push(offset);
         return true;

@@ -1,0 +1,125 @@
+package io.changestream.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Consumer threads of one instance: a partition moving between two of them, a thread that dies and is started again,
+ * and one that cannot be, which the runtime reports as not live. The hooks are the user's key function, which runs
+ * on the consumer thread: a stall past {@code max.poll.interval.ms}, or an {@link Error} thrown from it.
+ */
+class ConsumerThreadsIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    private final KafkaBroker broker = Brokers.shared();
+
+    @Test
+    void aPartitionMovingBetweenTwoConsumerThreadsOfOneInstanceKillsNoThreadAndLosesNothing() throws Exception {
+        String topic = RuntimeTestSupport.unique("threads-move");
+        String group = RuntimeTestSupport.unique("threads-move-group");
+        int records = 2_000;
+        broker.createTopic(topic, 4);
+        RuntimeTestSupport.produceKeyed(broker, topic, records, 40);
+        Set<String> processed = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stalled = new AtomicBoolean();
+        CountDownLatch never = new CountDownLatch(1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).consumerThreads(2).lanes(4)
+                .revokeTimeout(Duration.ofSeconds(1)).kafka("max.poll.interval.ms", 3_000)
+                .kafka("max.poll.records", 50).build();
+        try (ConsumerRuntime<String, String> r = RuntimeTestSupport.runtime(config, e -> {
+            processed.add(e.partition() + "@" + e.offset());
+            return Outcome.success();
+        }).meterRegistry(registry).keyFunction(e -> {
+            if (e.value().equals("v500") && stalled.compareAndSet(false, true)) {
+                // the owning consumer thread is stuck past max.poll.interval.ms: the group moves its partitions to
+                // the other thread, then this one resumes with records of partitions it no longer owns
+                try {
+                    never.await(6, TimeUnit.SECONDS);
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return e.key();
+        }).build().start()) {
+            Awaitility.await().atMost(WAIT).until(() -> processed.size() == records);
+            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
+            Awaitility.await().atMost(WAIT).until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            assertTrue(stalled.get());
+            assertEquals(0.0, registry.get("changestream.runtime.consumer.restarts").counter().count(),
+                    "no consumer thread died");
+            assertTrue(registry.get("changestream.runtime.rebalance.partitions").tag("kind", "lost").counter()
+                    .count() > 0, "the stalled thread lost its partitions to the other one");
+            assertEquals(RuntimeState.RUNNING, r.state());
+            assertTrue(r.live());
+        }
+    }
+
+    @Test
+    void aConsumerThreadThatDiesIsStartedAgainAndTheStreamGoesOn() throws Exception {
+        String topic = RuntimeTestSupport.unique("threads-restart");
+        String group = RuntimeTestSupport.unique("threads-restart-group");
+        int records = 1_000;
+        broker.createTopic(topic, 2);
+        RuntimeTestSupport.produceKeyed(broker, topic, records, 20);
+        Set<String> processed = ConcurrentHashMap.newKeySet();
+        AtomicBoolean thrown = new AtomicBoolean();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group)
+                .consumerRestartBackoff(Duration.ofMillis(200)).build();
+        try (ConsumerRuntime<String, String> r = RuntimeTestSupport.runtime(config, e -> {
+            processed.add(e.partition() + "@" + e.offset());
+            return Outcome.success();
+        }).meterRegistry(registry).keyFunction(e -> {
+            if (e.value().equals("v300") && thrown.compareAndSet(false, true)) {
+                throw new AssertionError("test hook: the consumer thread dies");
+            }
+            return e.key();
+        }).build().start()) {
+            Awaitility.await().atMost(WAIT).until(() -> processed.size() == records);
+            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
+            Awaitility.await().atMost(WAIT).until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            assertEquals(1.0, registry.get("changestream.runtime.consumer.restarts").counter().count());
+            assertEquals(RuntimeState.RUNNING, r.state());
+            assertTrue(r.live());
+            assertTrue(r.status().live());
+        }
+    }
+
+    @Test
+    void aConsumerThreadThatCannotBeStartedAgainMakesTheRuntimeNotLive() throws Exception {
+        String topic = RuntimeTestSupport.unique("threads-dead");
+        String group = RuntimeTestSupport.unique("threads-dead-group");
+        broker.createTopic(topic, 1);
+        RuntimeTestSupport.produceKeyed(broker, topic, 10, 2);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group)
+                .consumerRestartBackoff(Duration.ofMillis(100)).consumerMaxRestarts(2).build();
+        try (ConsumerRuntime<String, String> r = RuntimeTestSupport.runtime(config, e -> Outcome.success())
+                .meterRegistry(registry).keyFunction(e -> {
+                    throw new AssertionError("test hook: this consumer thread always dies");
+                }).build().start()) {
+            assertTrue(r.live());
+            Awaitility.await().atMost(WAIT).until(() -> !r.live());
+            assertFalse(r.status().live());
+            assertEquals(RuntimeState.FAILED, r.state());
+            assertEquals(2.0, registry.get("changestream.runtime.consumer.restarts").counter().count(),
+                    "restarted as often as consumerMaxRestarts allows, then given up");
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.changestream.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RuntimeConfigTest {
+
+    private static final Map<String, Object> KAFKA = Map.of("bootstrap.servers", "localhost:9092", "group.id", "g");
+
+    @Test
+    void builderStartsFromTheDocumentedDefaults() {
+        RuntimeConfig c = RuntimeConfig.builder(List.of("t"), KAFKA).build();
+        assertEquals(RuntimeConfig.DEFAULT_LANES, c.lanes());
+        assertEquals(KeyAssignment.LEAST_LOADED, c.keyAssignment());
+        assertEquals(RuntimeConfig.DEFAULT_LANE_CAPACITY, c.laneCapacity());
+        assertEquals(Duration.ofSeconds(30), c.processingTimeout());
+        assertEquals("g", c.groupId());
+    }
+
+    @Test
+    void fromReadsRuntimeKeysAndKafkaPropertiesWithIsoOrMillisecondDurations() {
+        RuntimeConfig c = RuntimeConfig.from(Map.of(
+                "runtime.topics", "a, b",
+                "runtime.kafka.bootstrap.servers", "h:1",
+                "runtime.kafka.group.id", "alerts",
+                "runtime.lanes", "64",
+                "runtime.keyAssignment", "HASH",
+                "runtime.processingTimeout", "PT5S",
+                "runtime.commitInterval", "250",
+                "runtime.maxCalls", "200",
+                "runtime.maxBufferedBytes", "1048576",
+                "runtime.consumerRestartBackoff", "PT2S"));
+        assertEquals(List.of("a", "b"), c.topics());
+        assertEquals("h:1", c.kafka().get("bootstrap.servers"));
+        assertEquals(64, c.lanes());
+        assertEquals(KeyAssignment.HASH, c.keyAssignment());
+        assertEquals(Duration.ofSeconds(5), c.processingTimeout());
+        assertEquals(Duration.ofMillis(250), c.commitInterval());
+        assertEquals(RuntimeConfig.DEFAULT_MAX_ATTEMPTS, c.maxAttempts());
+        assertEquals(200, c.maxCalls());
+        assertEquals(RuntimeConfig.DEFAULT_MAX_CALLS_PER_LANE, c.maxCallsPerLane());
+        assertEquals(1_048_576L, c.maxBufferedBytes());
+        assertEquals(Duration.ofSeconds(2), c.consumerRestartBackoff());
+        assertEquals(RuntimeConfig.DEFAULT_CONSUMER_MAX_RESTARTS, c.consumerMaxRestarts());
+    }
+
+    @Test
+    void invalidSettingsAreRefusedWithTheSettingNamed() {
+        assertMessage("lanes", () -> RuntimeConfig.builder(List.of("t"), KAFKA).lanes(0).build());
+        assertMessage("maxCallsPerLane", () -> RuntimeConfig.builder(List.of("t"), KAFKA).maxCallsPerLane(0).build());
+        assertMessage("maxBufferedBytes", () -> RuntimeConfig.builder(List.of("t"), KAFKA).maxBufferedBytes(10).build());
+        assertMessage("consumerMaxRestarts", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .consumerMaxRestarts(-1).build());
+        assertMessage("jitter", () -> RuntimeConfig.builder(List.of("t"), KAFKA).jitter(1.0).build());
+        assertMessage("maxBackoff", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .initialBackoff(Duration.ofSeconds(10)).maxBackoff(Duration.ofSeconds(1)).build());
+        assertMessage("processingTimeout", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .processingTimeout(Duration.ZERO).build());
+        assertMessage("group.id", () -> RuntimeConfig.builder(List.of("t"), Map.of("bootstrap.servers", "h:1"))
+                .build());
+        assertMessage("enable.auto.commit", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .kafka("enable.auto.commit", "true").build());
+        assertMessage("partition.assignment.strategy", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .kafka("partition.assignment.strategy", "org.apache.kafka.clients.consumer.RangeAssignor").build());
+        assertMessage("max.poll.interval.ms", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .kafka("max.poll.interval.ms", 5_000).revokeTimeout(Duration.ofSeconds(10)).build());
+        assertMessage("topics", () -> RuntimeConfig.builder(List.of(), KAFKA).build());
+        assertMessage("runtime.lanes", () -> RuntimeConfig.from(Map.of("runtime.topics", "t",
+                "runtime.kafka.bootstrap.servers", "h:1", "runtime.kafka.group.id", "g", "runtime.lanes", "many")));
+    }
+
+    private static void assertMessage(String setting, Runnable build) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, build::run);
+        assertTrue(e.getMessage().contains(setting), () -> "message names " + setting + ": " + e.getMessage());
+    }
+}

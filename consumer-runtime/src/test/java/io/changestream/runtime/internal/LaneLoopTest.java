@@ -1,0 +1,336 @@
+package io.changestream.runtime.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.runtime.AsyncProcessor;
+import io.changestream.runtime.Event;
+import io.changestream.runtime.Failure;
+import io.changestream.runtime.FailureHandler;
+import io.changestream.runtime.KeyAssignment;
+import io.changestream.runtime.Outcome;
+import io.changestream.runtime.Processor;
+import io.changestream.runtime.RetriableException;
+import io.changestream.state.StateManager;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One lane worker with a manual clock and no broker: parking, per-key order across retries, final failures,
+ * not-before times, timeouts and revokes. The timer is driven by hand ({@link TimerLoop#tick()}).
+ */
+class LaneLoopTest {
+
+    private static final TopicPartition TP = new TopicPartition("t", 0);
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final ManualClock clock = new ManualClock();
+    private final StateManager<OwnedPartition> state = new StateManager<>(clock);
+    private final DelayScheduler delays = new DelayScheduler();
+    private final LaneAssigner assigner = LaneAssigner.of(KeyAssignment.LEAST_LOADED, 1);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<String> seen = Collections.synchronizedList(new ArrayList<>());
+    private final List<Failure> failures = new CopyOnWriteArrayList<>();
+    private final OwnedPartition partition = new OwnedPartition(TP);
+    private static final int MAX_CALLS_PER_LANE = 3;
+    private final CallSlots slots = new CallSlots(100);
+    private final AtomicReference<Throwable> fatal = new AtomicReference<>();
+    private LaneLoop<String, String> lane;
+    private TimerLoop timer;
+    private long nextOffset;
+
+    private void start(Processor<String, String> processor, FailureHandler<String, String> handler, int maxAttempts,
+                       long timeoutMillis) {
+        start(processor, null, handler, maxAttempts, timeoutMillis);
+    }
+
+    private void start(Processor<String, String> processor, AsyncProcessor<String, String> async,
+                       FailureHandler<String, String> handler, int maxAttempts, long timeoutMillis) {
+        Processing<String, String> p = new Processing<>(processor, async, handler, state,
+                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(8), 2.0, 0.0), maxAttempts, timeoutMillis,
+                delays, assigner, MAX_CALLS_PER_LANE, slots, new LongAdder(), new RuntimeMetrics(registry, "g"),
+                clock, fatal::set);
+        lane = new LaneLoop<>(0, new Lane<>(100), p, new SplittableRandom(1), "test");
+        timer = new TimerLoop(delays, List.of(lane), clock, timeoutMillis);
+        state.assign(partition);
+        lane.start();
+    }
+
+    private void start(Processor<String, String> processor) {
+        start(processor, (e, f) -> failures.add(f), 3, 60_000);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (lane != null) {
+            lane.stop(1_000);
+        }
+    }
+
+    private void offer(String key, String value) {
+        long offset = nextOffset++;
+        state.track(partition, offset);
+        Event<String, String> e = new Event<>("t", 0, offset, key, value, new RecordHeaders(), 0,
+                TimestampType.CREATE_TIME, 1);
+        assertTrue(lane.lane.offer(new WorkItem<>(e, partition, key, assigner.acquire(key), System.nanoTime(), 0)));
+    }
+
+    private void awaitCommittable(long position) {
+        Awaitility.await().atMost(WAIT).until(() -> state.committable(partition).equals(OptionalLong.of(position)));
+    }
+
+    @Test
+    void aRetryParksItsKeyLaterEventsOfTheKeyWaitAndOtherKeysGoOn() {
+        start(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            return e.value().equals("a1") && e.attempt() == 1
+                    ? Outcome.retryAfter(Duration.ofSeconds(10), "busy") : Outcome.success();
+        });
+        offer("a", "a1");
+        offer("a", "a2");
+        offer("b", "b1");
+        Awaitility.await().atMost(WAIT).until(() -> seen.contains("b1#1"));
+        Awaitility.await().atMost(WAIT).until(() -> delays.size() == 2);
+        assertEquals(List.of("a1#1", "b1#1"), seen, "a2 waits behind the parked a1");
+        List<LaneLoop.ParkedKeyView> parked = lane.parkedKeys(10);
+        assertEquals(1, parked.size());
+        assertEquals("a", parked.get(0).key());
+        assertEquals(1, parked.get(0).waitingBehind());
+        assertEquals(2, parked.get(0).attempt());
+        assertTrue(state.committable(partition).isEmpty(), "the parked a1 holds the commit back");
+
+        clock.advance(Duration.ofSeconds(9));
+        timer.tick();
+        assertEquals(2, delays.size(), "not due yet");
+        clock.advance(Duration.ofSeconds(1));
+        timer.tick();
+        awaitCommittable(3);
+        assertEquals(List.of("a1#1", "b1#1", "a1#2", "a2#1"), seen);
+        assertEquals(0, delays.size());
+        assertEquals(0, lane.parkedKeyCount());
+        assertEquals(0, assigner.load(0), "every event released its lane lease");
+    }
+
+    @Test
+    void retriableExceptionsBackOffExponentiallyThenRetriesExhaustedGoToTheFailureHandlerAndAreDone() {
+        AtomicInteger calls = new AtomicInteger();
+        start(e -> {
+            calls.incrementAndGet();
+            throw new RetriableException("down");
+        });
+        offer("a", "a1");
+        Awaitility.await().atMost(WAIT).until(() -> calls.get() == 1 && delays.size() == 1);
+        clock.advance(Duration.ofMillis(999));
+        timer.tick();
+        assertEquals(1, calls.get(), "first retry after the initial backoff of 1 s");
+        clock.advance(Duration.ofMillis(1));
+        timer.tick();
+        Awaitility.await().atMost(WAIT).until(() -> calls.get() == 2 && delays.size() == 1);
+        clock.advance(Duration.ofMillis(2_000));
+        timer.tick();
+        awaitCommittable(1);
+        assertEquals(3, calls.get());
+        assertEquals(1, failures.size());
+        assertEquals(Failure.Kind.RETRIES_EXHAUSTED, failures.get(0).kind());
+        assertEquals(3, failures.get(0).attempts());
+        assertEquals(1.0, registry.get("changestream.runtime.final.failures").tag("kind", "retries_exhausted")
+                .counter().count());
+    }
+
+    @Test
+    void aFailureHandlerThatThrowsKeepsTheEventParkedUntilItAccepts() {
+        AtomicInteger handlerCalls = new AtomicInteger();
+        start(e -> Outcome.fail("bad"), (e, f) -> {
+            if (handlerCalls.incrementAndGet() == 1) {
+                throw new IllegalStateException("dlq unavailable");
+            }
+            failures.add(f);
+        }, 3, 60_000);
+        offer("a", "a1");
+        offer("a", "a2");
+        Awaitility.await().atMost(WAIT).until(() -> handlerCalls.get() == 1 && delays.size() == 2);
+        assertTrue(state.committable(partition).isEmpty(), "nothing is done before the handler accepts");
+        clock.advance(Duration.ofSeconds(1));
+        timer.tick();
+        awaitCommittable(2);
+        assertEquals(3, handlerCalls.get(), "a1 accepted on the second call, then a2");
+        assertEquals(Failure.Kind.FAILED, failures.get(0).kind());
+    }
+
+    @Test
+    void deferUntilHoldsTheKeyUntilTheInstantWithoutCountingAnAttempt() {
+        Instant windowEnd = clock.instant().plusSeconds(30);
+        start(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            return e.value().equals("a1") && clock.instant().isBefore(windowEnd)
+                    ? Outcome.deferUntil(windowEnd, "debounce") : Outcome.success();
+        });
+        offer("a", "a1");
+        offer("a", "a2");
+        Awaitility.await().atMost(WAIT).until(() -> delays.size() == 2);
+        clock.advance(Duration.ofSeconds(30));
+        timer.tick();
+        awaitCommittable(2);
+        assertEquals(List.of("a1#1", "a1#1", "a2#1"), seen, "a defer is not an attempt");
+    }
+
+    @Test
+    void anAttemptPastTheTimeoutFailsOnANewThreadAndTheKeysChainGoesOn() {
+        CountDownLatch release = new CountDownLatch(1);
+        start(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            if (e.value().equals("a1")) {
+                release.await();
+            }
+            return Outcome.success();
+        }, (e, f) -> failures.add(f), 3, 500);
+        offer("a", "a1");
+        offer("a", "a2");
+        Awaitility.await().atMost(WAIT).until(() -> seen.contains("a1#1"));
+        clock.advance(Duration.ofMillis(501));
+        timer.tick();
+        awaitCommittable(2);
+        assertEquals(Failure.Kind.TIMED_OUT, failures.get(0).kind());
+        assertEquals(List.of("a1#1", "a2#1"), seen);
+        assertEquals(1.0, registry.get("changestream.runtime.timed.out.threads").counter().count());
+        release.countDown();
+    }
+
+    @Test
+    void aRevokeDropsTheRevokedPartitionsParkedAndQueuedEvents() {
+        start(e -> Outcome.retryAfter(Duration.ofMinutes(1), "never now"));
+        offer("a", "a1");
+        offer("a", "a2");
+        offer("b", "b1");
+        Awaitility.await().atMost(WAIT).until(() -> delays.size() == 3);
+        partition.revoked = true;
+        lane.purgeRevoked();
+        Awaitility.await().atMost(WAIT).until(() -> delays.size() == 0 && lane.parkedKeyCount() == 0);
+        assertEquals(0, assigner.load(0));
+        assertEquals(3.0, registry.get("changestream.runtime.dropped").counter().count());
+    }
+
+    // ---- asynchronous processor ----
+
+    private void startAsync(AsyncProcessor<String, String> processor, long timeoutMillis) {
+        start(null, processor, (e, f) -> failures.add(f), 3, timeoutMillis);
+    }
+
+    @Test
+    void asyncCallsOfOtherKeysRunAtOnceUpToTheLaneLimitWhileAKeysNextEventWaitsForItsCompletion() {
+        Map<String, CompletableFuture<Outcome>> calls = new ConcurrentHashMap<>();
+        List<String> started = new CopyOnWriteArrayList<>();
+        startAsync(e -> {
+            started.add(e.value());
+            return calls.computeIfAbsent(e.value(), v -> new CompletableFuture<>());
+        }, 60_000);
+        offer("a", "a1");
+        offer("a", "a2");
+        offer("b", "b1");
+        offer("c", "c1");
+        offer("d", "d1");
+        Awaitility.await().atMost(WAIT).until(() -> started.size() == 3);
+        assertEquals(List.of("a1", "b1", "c1"), started, "a2 waits behind a1, d1 for a slot (3 per lane)");
+        assertEquals(3, lane.runningCalls());
+        assertEquals(3, slots.used());
+        calls.get("a1").complete(Outcome.success());
+        Awaitility.await().atMost(WAIT).until(() -> started.size() == 4);
+        assertEquals("a2", started.get(3), "the key's next event starts when the previous one completed");
+        calls.get("b1").complete(Outcome.success());
+        Awaitility.await().atMost(WAIT).until(() -> started.contains("d1"));
+        List.of("a2", "c1", "d1").forEach(v -> calls.get(v).complete(Outcome.success()));
+        awaitCommittable(5);
+        assertEquals(0, slots.used(), "every call gave its slot back");
+        assertEquals(0, assigner.load(0));
+    }
+
+    @Test
+    void anAsyncRetryParksTheKeyAndTheRetryRunsAfterTheBackoffInOrder() {
+        startAsync(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            return CompletableFuture.completedFuture(e.value().equals("a1") && e.attempt() == 1
+                    ? Outcome.retryAfter(Duration.ofSeconds(10), "busy") : Outcome.success());
+        }, 60_000);
+        offer("a", "a1");
+        offer("a", "a2");
+        offer("b", "b1");
+        Awaitility.await().atMost(WAIT).until(() -> seen.contains("b1#1") && delays.size() == 2);
+        assertEquals(List.of("a1#1", "b1#1"), seen);
+        clock.advance(Duration.ofSeconds(10));
+        timer.tick();
+        awaitCommittable(3);
+        assertEquals(List.of("a1#1", "b1#1", "a1#2", "a2#1"), seen);
+    }
+
+    @Test
+    void anAsyncCallPastTheTimeoutIsCancelledFailsAndTheKeyGoesOnWhileALateCompletionIsIgnored() {
+        CompletableFuture<Outcome> hanging = new CompletableFuture<>();
+        startAsync(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            return e.value().equals("a1") ? hanging : CompletableFuture.completedFuture(Outcome.success());
+        }, 500);
+        offer("a", "a1");
+        offer("a", "a2");
+        Awaitility.await().atMost(WAIT).until(() -> seen.contains("a1#1"));
+        clock.advance(Duration.ofMillis(501));
+        timer.tick();
+        awaitCommittable(2);
+        assertEquals(Failure.Kind.TIMED_OUT, failures.get(0).kind());
+        assertTrue(hanging.isCancelled(), "the runtime cancels a call it gave up on");
+        assertEquals(List.of("a1#1", "a2#1"), seen);
+        assertEquals(0, slots.used());
+        assertEquals(1, failures.size());
+    }
+
+    // ---- errors of the lane's own code ----
+
+    @Test
+    void anExceptionInTheLanesOwnCodeIsCountedAndTheEventRetriedInsteadOfStayingInFlight() {
+        start(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            // Instant.MAX has no epoch millisecond: deciding this outcome throws inside the lane
+            return e.value().equals("a1") && e.attempt() == 1
+                    ? Outcome.deferUntil(Instant.MAX, "forever") : Outcome.success();
+        });
+        offer("a", "a1");
+        offer("a", "a2");
+        Awaitility.await().atMost(WAIT).until(() -> delays.size() == 2);
+        clock.advance(Duration.ofSeconds(2));
+        timer.tick();
+        awaitCommittable(2);
+        assertEquals(List.of("a1#1", "a1#2", "a2#1"), seen);
+        assertEquals(1.0, registry.get("changestream.runtime.lane.errors").counter().count());
+    }
+
+    @Test
+    void anOutOfMemoryErrorFailsTheRuntimeAndLeavesTheEventNotDone() {
+        start(e -> {
+            throw new OutOfMemoryError("test: heap exhausted");
+        });
+        offer("a", "a1");
+        Awaitility.await().atMost(WAIT).until(() -> fatal.get() != null);
+        assertTrue(fatal.get() instanceof OutOfMemoryError);
+        assertTrue(state.committable(partition).isEmpty(), "the event is not done: it is read again after a restart");
+        assertTrue(failures.isEmpty(), "an OutOfMemoryError is not the event's failure");
+    }
+}
