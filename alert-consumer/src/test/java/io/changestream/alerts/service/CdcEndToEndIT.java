@@ -12,6 +12,7 @@ import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
+import io.changestream.cdc.LocalPostgresCapture;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.PostgresDatabase;
@@ -140,24 +141,11 @@ class CdcEndToEndIT {
     }
 
     private Map<String, String> cdcSettings(PostgresDatabase pg, String ns, String slot) {
-        Map<String, String> s = new HashMap<>();
-        s.put("database.kind", "postgres");
-        s.put("database.host", pg.host());
-        s.put("database.port", Integer.toString(pg.port()));
-        s.put("database.name", PostgresDatabase.DATABASE);
-        s.put("database.user", PostgresDatabase.USER);
-        s.put("database.password", PostgresDatabase.PASSWORD);
-        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
-        s.put("kafka.replication.factor", "1");
-        s.put("topic.namespace", ns);
+        Map<String, String> s = new LocalPostgresCapture(pg.host(), pg.port(), PostgresDatabase.DATABASE,
+                PostgresDatabase.USER, PostgresDatabase.PASSWORD).settings(broker.bootstrapServers(), ns, slot);
         s.put("heartbeat.interval.ms", "1000");
         s.put("poll.interval.ms", "10");
-        s.put("http.host", "127.0.0.1");
-        s.put("http.port", "0");
-        s.put("postgres.slot.name", slot);
-        s.put("postgres.publication.name", slot);
         s.put("postgres.slot.drop.on.stop", "true");
-        s.put("connector.name", slot.replace('_', '-'));
         return s;
     }
 

@@ -3,6 +3,7 @@ package io.changestream.bench.cdc;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
+import io.changestream.cdc.LocalPostgresCapture;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
@@ -14,7 +15,6 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -73,20 +73,10 @@ public final class CdcLatencyBench {
         try (KafkaBroker broker = Brokers.start(Map.of());
              PostgresDatabase pg = PostgresDatabase.start()) {
             pg.executeResource("io/changestream/cdc/sql/postgres.sql");
-            Map<String, String> settings = new HashMap<>();
-            settings.put("database.kind", "postgres");
-            settings.put("database.host", pg.host());
-            settings.put("database.port", Integer.toString(pg.port()));
-            settings.put("database.name", PostgresDatabase.DATABASE);
-            settings.put("database.user", PostgresDatabase.USER);
-            settings.put("database.password", PostgresDatabase.PASSWORD);
+            Map<String, String> settings = new LocalPostgresCapture(pg.host(), pg.port(), PostgresDatabase.DATABASE,
+                    PostgresDatabase.USER, PostgresDatabase.PASSWORD).settings(broker.bootstrapServers(), "bench.");
             settings.put("postgres.slot.drop.on.stop", "true");
-            settings.put("kafka.bootstrap.servers", broker.bootstrapServers());
-            settings.put("kafka.replication.factor", "1");
-            settings.put("topic.namespace", "bench.");
             settings.put("poll.interval.ms", "10");
-            settings.put("http.host", "127.0.0.1");
-            settings.put("http.port", "0");
             Measured cdc;
             Measured poll10;
             Measured poll1;

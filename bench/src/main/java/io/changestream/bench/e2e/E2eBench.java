@@ -5,6 +5,7 @@ import io.changestream.alerts.service.AlertService;
 import io.changestream.alerts.service.AlertServiceConfig;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
+import io.changestream.cdc.LocalPostgresCapture;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.PostgresDatabase;
@@ -175,23 +176,11 @@ public final class E2eBench {
     }
 
     private static Map<String, String> cdcSettings(PostgresDatabase pg, KafkaBroker broker, String ns) {
-        Map<String, String> s = new HashMap<>();
-        s.put("database.kind", "postgres");
-        s.put("database.host", pg.host());
-        s.put("database.port", Integer.toString(pg.port()));
-        s.put("database.name", PostgresDatabase.DATABASE);
-        s.put("database.user", PostgresDatabase.USER);
-        s.put("database.password", PostgresDatabase.PASSWORD);
-        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
-        s.put("kafka.replication.factor", "1");
-        s.put("topic.namespace", ns);
+        Map<String, String> s = new LocalPostgresCapture(pg.host(), pg.port(), PostgresDatabase.DATABASE,
+                PostgresDatabase.USER, PostgresDatabase.PASSWORD).settings(broker.bootstrapServers(), ns,
+                "cs_bench_e2e");
         s.put("poll.interval.ms", "10");
-        s.put("http.host", "127.0.0.1");
-        s.put("http.port", "0");
-        s.put("postgres.slot.name", "cs_bench_e2e");
-        s.put("postgres.publication.name", "cs_bench_e2e");
         s.put("postgres.slot.drop.on.stop", "true");
-        s.put("connector.name", "cs-bench-e2e");
         return s;
     }
 

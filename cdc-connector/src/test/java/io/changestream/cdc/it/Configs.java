@@ -1,5 +1,6 @@
 package io.changestream.cdc.it;
 
+import io.changestream.cdc.LocalPostgresCapture;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.MariaDbServer;
 import io.changestream.testkit.PostgresDatabase;
@@ -13,11 +14,9 @@ public final class Configs {
     }
 
     public static Map<String, String> postgres(PostgresDatabase pg, KafkaBroker broker, String namespace, String slot) {
-        Map<String, String> s = common(broker, namespace, "postgres", pg.host(), pg.port(), PostgresDatabase.DATABASE,
-                PostgresDatabase.USER, PostgresDatabase.PASSWORD);
-        s.put("postgres.slot.name", slot);
-        s.put("postgres.publication.name", slot);
-        s.put("connector.name", slot.replace('_', '-'));
+        Map<String, String> s = new LocalPostgresCapture(pg.host(), pg.port(), PostgresDatabase.DATABASE,
+                PostgresDatabase.USER, PostgresDatabase.PASSWORD).settings(broker.bootstrapServers(), namespace, slot);
+        s.put("heartbeat.interval.ms", "1000");
         return s;
     }
 

@@ -4,6 +4,7 @@ import io.changestream.cdc.CdcConfig;
 import io.changestream.alerts.service.AlertService;
 import io.changestream.alerts.service.AlertServiceConfig;
 import io.changestream.cdc.CdcConnector;
+import io.changestream.cdc.LocalPostgresCapture;
 import io.changestream.logs.LogTailerConfig;
 import io.changestream.logs.LogTailerServer;
 import io.changestream.ops.OpsException;
@@ -113,17 +114,10 @@ public final class DevStack implements AutoCloseable {
     }
 
     private Map<String, String> cdcSettings() {
-        Map<String, String> s = new HashMap<>();
-        s.put("database.kind", "postgres");
-        s.put("database.host", "127.0.0.1");
-        s.put("database.port", Integer.toString(postgres.port()));
-        s.put("database.name", DevPostgres.DATABASE);
-        s.put("database.user", DevPostgres.USER);
-        s.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-        s.put("kafka.replication.factor", "1");
-        s.put("topic.namespace", DevSettings.NAMESPACE);
+        // trust authentication: no password
+        Map<String, String> s = new LocalPostgresCapture("127.0.0.1", postgres.port(), DevPostgres.DATABASE,
+                DevPostgres.USER, null).settings(kafka.bootstrapServers(), DevSettings.NAMESPACE);
         s.put("heartbeat.interval.ms", "5000");
-        s.put("http.host", "127.0.0.1");
         s.put("http.port", Integer.toString(settings.cdcPort()));
         s.put("mask.pointers", "/connection/config/password");
         return s;
