@@ -66,7 +66,9 @@ final class AlertTestSupport {
         s.put("http.port", "0");
         s.put("admin.bearerToken", TOKEN);
         s.put("destinations.allowPrivateAddresses", "true");
-        // the Slack/Teams/GChat receivers are local stand-ins, not the services whose limits the defaults follow
+        // the Slack/Teams/GChat receivers and GreenMail are local stand-ins, not the services whose limits the
+        // defaults follow (RateLimitIT tests the limits themselves)
+        s.put("destinations.rateLimit.email", "off");
         s.put("destinations.rateLimit.slack", "off");
         s.put("destinations.rateLimit.msTeams", "off");
         s.put("destinations.rateLimit.gChat", "off");
