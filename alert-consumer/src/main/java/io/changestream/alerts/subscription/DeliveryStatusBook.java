@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * destinations are tracked; beyond it new destinations are not tracked until {@link #forget} frees room.
  * Thread-safe.
  */
-public final class DeliveryStatusBook {
+public final class DeliveryStatusBook implements DeliveryStatuses {
 
     private static final class Entry {
         long delivered;
@@ -80,11 +80,13 @@ public final class DeliveryStatusBook {
     }
 
     /** Drops what is known about a subscription (call when it is deleted). */
+    @Override
     public void forget(String subscriptionId) {
         entries.keySet().removeIf(k -> k.startsWith(subscriptionId + "/"));
     }
 
     /** The status of every destination of a subscription, in its order. */
+    @Override
     public List<DestinationStatus> statuses(EventSubscription subscription) {
         List<DestinationStatus> out = new ArrayList<>();
         for (SubscriptionDestination d : subscription.destinations()) {
