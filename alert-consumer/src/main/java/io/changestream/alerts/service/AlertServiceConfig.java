@@ -106,7 +106,8 @@ import java.util.function.Function;
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  PipelineSettings pipeline, DestinationSettings destinations,
-                                 SubscriptionStoreSettings subscriptions, StatusSettings status, FilterSettings filter) {
+                                 SubscriptionStoreSettings subscriptions, StatusSettings status,
+                                 FilterSettings filter) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
