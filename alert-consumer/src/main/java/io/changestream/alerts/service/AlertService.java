@@ -35,12 +35,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running alert service: the subscription store (read-only view of {@code subscriptions}), the destinations,
- * the delivery ledger, the group-wide {@link DeliveryStatusView} for {@code /status}, the {@link AlertProcessor} on
- * a {@link ConsumerRuntime} over {@code changes} and {@code pipeline-status} — behind a {@link SubscriptionViewGate} that holds events back while the subscription view
- * is stale — and the HTTP server. {@link #start} builds and starts everything (what it started is
- * closed again when a later part fails); {@link #close} drains the runtime (finish, ledger, commit, leave the group)
- * and then stops the rest in reverse order, idempotent and bounded by {@code runtime.closeTimeout}. Any thread.
+ * One running alert service: the subscription store (read-only view of {@code subscriptions}), the destinations, the
+ * delivery ledger, the group-wide {@link DeliveryStatusView} for {@code /status}, the {@link AlertProcessor} on a
+ * {@link ConsumerRuntime} over {@code changes} and {@code pipeline-status} — behind a {@link SubscriptionViewGate} that
+ * holds events back while the subscription view is stale — and the HTTP server. {@link #start} builds and starts
+ * everything (what it started is closed again when a later part fails); {@link #close} drains the runtime (finish,
+ * ledger, commit, leave the group) and then stops the rest in reverse order, idempotent and bounded by
+ * {@code runtime.closeTimeout}. Any thread.
  */
 public final class AlertService implements AutoCloseable {
 
