@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * {@code GET …/{id}/status} from the group-wide {@code status.DeliveryStatusView} instead (decision 1351).
  * Callers record outcomes ({@link #delivered}, {@link #failed}, {@link #deadLettered}); the REST layer reads.
  * Counts are this instance's since start (the cluster-wide delivered count is the {@code alert-ledger} topic). At
- * most {@code maxEntries} destinations are tracked; beyond it new destinations are not tracked until {@link #forget} frees room. Thread-safe.
+ * most {@code maxEntries} destinations are tracked; beyond it new destinations are not tracked until
+ * {@link #forget} frees room. Thread-safe.
  */
 public final class DeliveryStatusBook implements DeliveryStatuses {
 
