@@ -10,6 +10,7 @@ import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
 import io.changestream.alerts.subscription.DeliveryStatusBook;
+import io.changestream.alerts.status.DeliveryStatusView;
 import io.changestream.alerts.subscription.SubscriptionFactory;
 import io.changestream.alerts.subscription.SubscriptionRoutes;
 import io.changestream.alerts.subscription.SubscriptionService;
@@ -20,7 +21,6 @@ import io.changestream.runtime.Processor;
 import io.changestream.topics.TopicCatalog;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
@@ -36,12 +36,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running alert service: the subscription store (read-only view of {@code subscriptions}), the destinations,
- * the delivery ledger, the {@link AlertProcessor} on a {@link ConsumerRuntime} over {@code changes} and
- * {@code pipeline-status} — behind a {@link SubscriptionViewGate} that holds events back while the subscription view
- * is stale — and the HTTP server. {@link #start} builds and starts everything (what it started is
- * closed again when a later part fails); {@link #close} drains the runtime (finish, ledger, commit, leave the group)
- * and then stops the rest in reverse order, idempotent and bounded by {@code runtime.closeTimeout}. Any thread.
+ * One running alert service: the subscription store (read-only view of {@code subscriptions}), the destinations, the
+ * delivery ledger, the group-wide {@link DeliveryStatusView} for {@code /status}, the {@link AlertProcessor} on a
+ * {@link ConsumerRuntime} over {@code changes} and {@code pipeline-status} — behind a {@link SubscriptionViewGate} that
+ * holds events back while the subscription view is stale — and the HTTP server. {@link #start} builds and starts
+ * everything (what it started is closed again when a later part fails); {@link #close} drains the runtime (finish,
+ * ledger, commit, leave the group) and then stops the rest in reverse order, idempotent and bounded by
+ * {@code runtime.closeTimeout}. Any thread.
  */
 public final class AlertService implements AutoCloseable {
 
@@ -54,7 +55,7 @@ public final class AlertService implements AutoCloseable {
     private DeliveryLedger ledger;
     private AlertProcessor processor;
     private ConsumerRuntime<String, String> runtime;
-    private DeliveryStatusBook statusBook;
+    private DeliveryStatusView status;
     private DeliverySummary summary;
     private AlertHttpServer http;
     private volatile boolean closed;
@@ -92,7 +93,8 @@ public final class AlertService implements AutoCloseable {
         store = SubscriptionStore.start(config.subscriptions(), config.filter(), clock);
         parts.push(store);
         store.bindTo(meters);
-        statusBook = new DeliveryStatusBook(clock, config.statusMaxEntries());
+        status = DeliveryStatusView.start(config.status(), config.kafka());
+        parts.push(status);
         summary = new DeliverySummary(clock);
         store.addListener(change -> {
             if (change.current() == null) {
@@ -105,9 +107,9 @@ public final class AlertService implements AutoCloseable {
         parts.push(ledger);
         processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger,
                 new DeadLetterWriter(catalog.alertDlq().name(), producer, config.ledger().ackTimeout(), meters),
-                observer(statusBook), summary, meters, clock);
+                DeliveryObserver.NONE, summary, meters, clock);
         http = new AlertHttpServer(config, meters, this,
-                new SubscriptionRoutes(subscriptions, config.admin(), statusBook));
+                new SubscriptionRoutes(subscriptions, config.admin(), status));
         parts.push(http);
         http.start();
         PartitionListener both = new PartitionListener() {
@@ -139,26 +141,6 @@ public final class AlertService implements AutoCloseable {
         runtime.start();
         LOG.info("alert service of group {} started: HTTP port {}, topics {}", config.groupId(), http.port(),
                 config.runtime().topics());
-    }
-
-    private static DeliveryObserver observer(DeliveryStatusBook book) {
-        return new DeliveryObserver() {
-            @Override
-            public void delivered(String subscriptionId, String destinationId) {
-                book.delivered(subscriptionId, destinationId);
-            }
-
-            @Override
-            public void failed(String subscriptionId, String destinationId, String reason, Instant nextAttempt) {
-                book.failed(subscriptionId, destinationId, reason, nextAttempt);
-            }
-
-            @Override
-            public void deadLettered(String subscriptionId, String destinationId, String reason,
-                                     boolean retriesExhausted) {
-                book.deadLettered(subscriptionId, destinationId, reason, retriesExhausted);
-            }
-        };
     }
 
     /** The HTTP port (the bound one when configured as 0). */

@@ -12,6 +12,7 @@ import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
+import io.changestream.alerts.status.StatusSettings;
 import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
@@ -75,7 +76,10 @@ import java.util.function.Function;
  *   <li>{@code smtp.host} [none: no e-mail], {@code smtp.port} [587], {@code smtp.username}, {@code smtp.password},
  *       {@code smtp.startTls} [true], {@code smtp.from}</li>
  *   <li>{@code subscriptions.writeTimeout} [10 s], {@code subscriptions.startupTimeout} [60 s]</li>
- *   <li>{@code status.maxEntries} [100000] — destinations whose delivery status is tracked</li>
+ *   <li>{@code status.maxEntries} [100000] — (subscription, destination) entries the {@code /status} view keeps;
+ *       {@code status.dedupeEntries} [200000] — recent ledger/DLQ keys it remembers to count a re-written record
+ *       once; {@code status.catchUp} [PT2S] — how long {@code /status} waits for the view to reach the topics'
+ *       ends</li>
  *   <li>guards (alert-consumer README, Security): {@code admin.maxRequestBytes} [262144],
  *       {@code filter.maxPatternLength} [1024], {@code filter.maxPatternProgram} [10000],
  *       {@code filter.maxSubjectLength} [4096], {@code destinations.lineage.kafkaTopics}
@@ -96,13 +100,14 @@ import java.util.function.Function;
  * @param pipeline         the alert processor (at-most-once types, release wait, malformed records)
  * @param destinations     the destinations
  * @param subscriptions    the subscription store
- * @param statusMaxEntries destinations tracked by the status book
+ * @param status           the group-wide status view ({@code status.*})
  * @param filter           the filter compiler's and evaluator's bounds ({@code filter.*})
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  PipelineSettings pipeline, DestinationSettings destinations,
-                                 SubscriptionStoreSettings subscriptions, int statusMaxEntries, FilterSettings filter) {
+                                 SubscriptionStoreSettings subscriptions, StatusSettings status,
+                                 FilterSettings filter) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -175,7 +180,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("subscriptions.restartBackoff", "PT1S", "first wait before a dead reader is restarted"),
             new Setting("subscriptions.restartMaxBackoff", "PT30S", "longest wait between reader restarts"),
             new Setting("subscriptions.maxRestarts", "10", "consecutive failed restarts before /health/live fails"),
-            new Setting("status.maxEntries", "100000", "destinations whose delivery status is tracked"),
+            new Setting("status.maxEntries", "100000", "(subscription, destination) entries the /status view keeps"),
+            new Setting("status.dedupeEntries", "200000", "recent ledger/DLQ keys /status remembers to count a "
+                    + "re-written record once"),
+            new Setting("status.catchUp", "PT2S", "how long /status waits for its view to reach the topics' ends"),
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
             new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
@@ -219,9 +227,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         }
         Objects.requireNonNull(destinations, "destinations is required");
         Objects.requireNonNull(subscriptions, "subscriptions is required");
-        if (statusMaxEntries < 1) {
-            throw new IllegalArgumentException("status.maxEntries must be >= 1, was " + statusMaxEntries);
-        }
+        Objects.requireNonNull(status, "status is required");
         Objects.requireNonNull(filter, "filter is required");
     }
 
@@ -347,7 +353,9 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
                         v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong)),
                 runtimeConfig, ledger, pipeline, destinations, subscriptions,
-                v.get("status.maxEntries", Integer::parseInt),
+                new StatusSettings(catalog.alertLedger().name(), catalog.alertDlq().name(), groupId,
+                        v.get("status.maxEntries", Integer::parseInt), v.get("status.dedupeEntries", Integer::parseInt),
+                        v.get("status.catchUp", Values::duration)),
                 FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
                         FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
                         v.get("filter.maxPatternProgram", Integer::parseInt),
@@ -418,7 +426,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("ledger", ledger.toString());
         out.put("pipeline", pipeline.toString());
         out.put("destinations", destinations.toString());
-        out.put("status.maxEntries", Integer.toString(statusMaxEntries));
+        out.put("status", status.toString());
         out.put("filter", filter.limits().toString());
         return out;
     }

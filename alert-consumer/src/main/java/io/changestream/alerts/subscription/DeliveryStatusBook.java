@@ -13,13 +13,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * Per-destination delivery status for {@code GET …/{id}/status}. The runtime's processors record outcomes
- * ({@link #delivered}, {@link #failed}, {@link #deadLettered}); the REST layer reads. Counts are this instance's
- * since start (the cluster-wide delivered count is the {@code alert-ledger} topic). At most {@code maxEntries}
- * destinations are tracked; beyond it new destinations are not tracked until {@link #forget} frees room.
- * Thread-safe.
+ * Per-instance, in-memory delivery status (the routes alone, without a broker). The service answers
+ * {@code GET …/{id}/status} from the group-wide {@code status.DeliveryStatusView} instead (decision 1351).
+ * Callers record outcomes ({@link #delivered}, {@link #failed}, {@link #deadLettered}); the REST layer reads.
+ * Counts are this instance's since start (the cluster-wide delivered count is the {@code alert-ledger} topic). At
+ * most {@code maxEntries} destinations are tracked; beyond it new destinations are not tracked until
+ * {@link #forget} frees room. Thread-safe.
  */
-public final class DeliveryStatusBook {
+public final class DeliveryStatusBook implements DeliveryStatuses {
 
     private static final class Entry {
         long delivered;
@@ -80,11 +81,13 @@ public final class DeliveryStatusBook {
     }
 
     /** Drops what is known about a subscription (call when it is deleted). */
+    @Override
     public void forget(String subscriptionId) {
         entries.keySet().removeIf(k -> k.startsWith(subscriptionId + "/"));
     }
 
     /** The status of every destination of a subscription, in its order. */
+    @Override
     public List<DestinationStatus> statuses(EventSubscription subscription) {
         List<DestinationStatus> out = new ArrayList<>();
         for (SubscriptionDestination d : subscription.destinations()) {

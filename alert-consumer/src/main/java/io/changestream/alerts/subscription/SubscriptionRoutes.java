@@ -21,7 +21,7 @@ import java.util.Objects;
  * The admin REST routes of subscriptions, the platform's paths under {@value #BASE}: POST (create, 201), PUT
  * (create or update by name), PUT {@code /{id}}, GET (list as {@code {data, paging}}), GET {@code /{id}}, GET
  * {@code /name/{name}}, DELETE {@code /{id}}, DELETE {@code /name/{name}}, and GET {@code /{id}/status} (per
- * destination: counts, last success/failure, state) when a {@link DeliveryStatusBook} is given. Every request needs
+ * destination: counts, last success/failure, state) when {@link DeliveryStatuses} are given. Every request needs
  * {@code Authorization: Bearer <token>} (401 otherwise). Errors are the platform's {@code {code, message}}: 400
  * naming the field, 404, 409, 413 for a body over {@code admin.maxRequestBytes} (one mapper: {@link ApiErrors}).
  * Secrets in destination configs are masked in every response. Handlers run on Javalin's request threads.
@@ -35,14 +35,14 @@ public final class SubscriptionRoutes {
 
     private final SubscriptionService service;
     private final AdminApiSettings settings;
-    private final DeliveryStatusBook statusBook;
+    private final DeliveryStatuses statusBook;
     private final ObjectMapper mapper = Json.mapper();
     private final byte[] expectedAuthorization;
 
     /**
      * @param statusBook delivery status for {@code GET …/{id}/status}, or null to leave that route out
      */
-    public SubscriptionRoutes(SubscriptionService service, AdminApiSettings settings, DeliveryStatusBook statusBook) {
+    public SubscriptionRoutes(SubscriptionService service, AdminApiSettings settings, DeliveryStatuses statusBook) {
         this.service = Objects.requireNonNull(service, "service");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.statusBook = statusBook;
@@ -127,9 +127,11 @@ public final class SubscriptionRoutes {
     }
 
     private void status(Context ctx, EventSubscription subscription) throws JsonProcessingException {
+        boolean current = statusBook.current(); // first: a topic-built view catches up to now (bounded)
         ObjectNode body = mapper.createObjectNode().put("id", subscription.id()).put("name", subscription.name())
                 .put("enabled", subscription.enabled());
         body.set("destinations", mapper.valueToTree(statusBook.statuses(subscription)));
+        body.put("current", current);
         ctx.status(200).contentType("application/json").result(mapper.writeValueAsString(body));
     }
 

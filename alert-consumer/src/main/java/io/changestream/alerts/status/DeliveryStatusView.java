@@ -1,0 +1,374 @@
+package io.changestream.alerts.status;
+
+import io.changestream.alerts.ledger.LedgerRecords;
+import io.changestream.alerts.pipeline.DestinationGroup;
+import io.changestream.alerts.subscription.DeliveryStatuses;
+import io.changestream.alerts.subscription.DestinationStatus;
+import io.changestream.topics.model.DeliveryRecord;
+import io.changestream.topics.model.EventSubscription;
+import io.changestream.topics.model.FailedEvent;
+import io.changestream.topics.model.FailureSource;
+import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.serde.Json;
+import io.changestream.topics.serde.JsonSerde;
+import io.changestream.topics.serde.Serdes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group-wide, durable delivery status, a read-only view of {@code alert-ledger} and {@code alert-dlq}: one reader
+ * thread (a plain consumer without a group, every partition assigned, read from the beginning — decision 1351) folds
+ * the records into counts per (subscription, destination), so every instance of a group answers the same numbers,
+ * also after a restart. What counts, per destination:
+ * <ul>
+ *   <li>{@code delivered}: unique notifications whose pair the ledger settled {@code DELIVERED} (this group's
+ *       records only; a pair record covers every destination of the subscription);</li>
+ *   <li>{@code deadLettered}: unique notifications on {@code alert-dlq} for this destination's send group, or for
+ *       the whole subscription (a filter failure);</li>
+ *   <li>{@code failed}: unique notifications that failed at least once — delivered after a retry (ledger
+ *       {@code attempts > 1}) or dead-lettered;</li>
+ *   <li>{@code status}: {@code disabled} when the subscription or destination is, else by the latest of the last
+ *       success and the last failure: {@code active}, or {@code retryLimitReached} / {@code failed} for a dead
+ *       letter with / without its retries exhausted. {@code awaitingRetry} is not durable (the retry in flight is
+ *       one instance's) and is not reported here; {@code nextAttempt} stays null.</li>
+ * </ul>
+ * A record written twice (a retried ack, a replay) counts once while its key is among the last
+ * {@code status.dedupeEntries} seen; at most {@code status.maxEntries} (subscription, destination) entries are
+ * kept. {@link #current} waits (bounded by {@code status.catchUp}) until the reader has passed the topics' end
+ * offsets as of the call, so an answer includes every settlement acknowledged before the request. Thread-safe.
+ */
+public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryStatusView.class);
+    private static final Duration POLL = Duration.ofMillis(100);
+    /** The key dead letters without a destination (filter failures: every destination) are kept under. */
+    private static final String WHOLE_SUBSCRIPTION = "*";
+
+    private static final class Subscription {
+        long delivered;
+        long retried;
+        Long lastSuccessfulAt;
+        final Map<String, DeadLetters> byGroup = new HashMap<>();
+    }
+
+    private static final class DeadLetters {
+        long count;
+        long lastAt;
+        String lastReason;
+        boolean exhausted;
+    }
+
+    private final StatusSettings settings;
+    private final KafkaConsumer<String, String> consumer;
+    private final JsonSerde<DeliveryRecord> ledgerSerde = Serdes.deliveryRecord();
+    private final JsonSerde<FailedEvent> dlqSerde = Serdes.failedEvent();
+    private final Map<String, Subscription> subscriptions = new HashMap<>();
+    private final LinkedHashMap<String, Boolean> seen;
+    private final Object lock = new Object();
+    private final AtomicLong wanted = new AtomicLong();
+    private long served;
+    private int entries;
+    private boolean full;
+    private long skipped;
+    private final Thread reader;
+    private volatile boolean closed;
+
+    private DeliveryStatusView(StatusSettings settings, Map<String, Object> kafka) {
+        this.settings = settings;
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-status");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+        int dedupe = settings.dedupeEntries();
+        this.seen = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > dedupe;
+            }
+        };
+        this.reader = new Thread(this::run, settings.groupId() + "-status-view");
+        reader.setDaemon(true);
+    }
+
+    /**
+     * Starts the reader over every partition of both topics, from the beginning.
+     *
+     * @param kafka client properties ({@code bootstrap.servers}, security); a {@code group.id} is ignored
+     */
+    public static DeliveryStatusView start(StatusSettings settings, Map<String, Object> kafka) {
+        DeliveryStatusView view = new DeliveryStatusView(Objects.requireNonNull(settings, "settings"), kafka);
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (String topic : List.of(settings.ledgerTopic(), settings.dlqTopic())) {
+            for (PartitionInfo p : view.consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+                partitions.add(new TopicPartition(topic, p.partition()));
+            }
+        }
+        view.consumer.assign(partitions);
+        view.consumer.seekToBeginning(partitions);
+        view.wanted.incrementAndGet(); // the first catch-up: everything there at start
+        view.reader.start();
+        return view;
+    }
+
+    private void run() {
+        Map<TopicPartition, Long> target = null;
+        long targetTicket = 0;
+        try {
+            while (!closed) {
+                long ticket = wanted.get();
+                if (target == null && ticket > served) {
+                    target = consumer.endOffsets(consumer.assignment());
+                    targetTicket = ticket;
+                }
+                for (ConsumerRecord<String, String> r : consumer.poll(POLL)) {
+                    fold(r);
+                }
+                if (target != null && reached(target)) {
+                    synchronized (lock) {
+                        served = targetTicket;
+                        lock.notifyAll();
+                    }
+                    target = null;
+                }
+            }
+        } catch (WakeupException e) {
+            if (!closed) {
+                LOG.warn("status view woken up unexpectedly", e);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("status view reader stopped; /status answers stay as of now and say current=false", e);
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private boolean reached(Map<TopicPartition, Long> target) {
+        for (Map.Entry<TopicPartition, Long> e : target.entrySet()) {
+            if (consumer.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void fold(ConsumerRecord<String, String> r) {
+        if (r.value() == null) {
+            return;
+        }
+        try {
+            if (r.topic().equals(settings.ledgerTopic())) {
+                foldLedger(ledgerSerde.fromJson(r.value()));
+            } else {
+                foldDeadLetter(dlqSerde.fromJson(r.value()));
+            }
+        } catch (RuntimeException e) {
+            synchronized (lock) {
+                skipped++;
+            }
+            LOG.debug("status view skips an unreadable record at {}-{}@{}: {}", r.topic(), r.partition(), r.offset(),
+                    e.toString());
+        }
+    }
+
+    private void foldLedger(DeliveryRecord r) {
+        if (r.destinationId() != null || LedgerRecords.isReset(r) || !settings.groupId().equals(r.groupId())
+                || !DeliveryRecord.DELIVERED.equals(r.status())) {
+            return; // group progress, reset markers, other groups, filtered-out and dead-lettered pairs (the DLQ)
+        }
+        synchronized (lock) {
+            if (seen.put(r.key(), Boolean.TRUE) != null) {
+                return;
+            }
+            Subscription s = subscription(r.subscriptionId());
+            if (s == null) {
+                return;
+            }
+            s.delivered++;
+            if (r.attempts() > 1) {
+                s.retried++;
+            }
+            s.lastSuccessfulAt = s.lastSuccessfulAt == null ? r.deliveredAt()
+                    : Math.max(s.lastSuccessfulAt, r.deliveredAt());
+        }
+    }
+
+    private void foldDeadLetter(FailedEvent f) {
+        String group = f.destinationId() == null ? WHOLE_SUBSCRIPTION : f.destinationId();
+        synchronized (lock) {
+            if (seen.put("dlq|" + f.key() + "|" + group, Boolean.TRUE) != null) {
+                return;
+            }
+            Subscription s = subscription(f.subscriptionId());
+            if (s == null) {
+                return;
+            }
+            DeadLetters d = s.byGroup.get(group);
+            if (d == null) {
+                if (!room()) {
+                    return;
+                }
+                d = new DeadLetters();
+                s.byGroup.put(group, d);
+            }
+            d.count++;
+            if (f.timestamp() >= d.lastAt) {
+                d.lastAt = f.timestamp();
+                d.lastReason = f.reason();
+                d.exhausted = f.source() == FailureSource.SUBSCRIBER && f.retriesLeft() == 0 && f.attempts() > 1;
+            }
+        }
+    }
+
+    /** The entry of a subscription, made when there is room; null when {@code status.maxEntries} is reached. */
+    private Subscription subscription(String id) {
+        Subscription s = subscriptions.get(id);
+        if (s == null && room()) {
+            s = new Subscription();
+            subscriptions.put(id, s);
+        }
+        return s;
+    }
+
+    private boolean room() {
+        if (entries >= settings.maxEntries()) {
+            if (!full) {
+                full = true;
+                LOG.warn("status view holds status.maxEntries={} entries; new subscriptions and destinations are not"
+                        + " tracked", settings.maxEntries());
+            }
+            return false;
+        }
+        entries++;
+        return true;
+    }
+
+    @Override
+    public boolean current() {
+        if (closed || !reader.isAlive()) {
+            return false;
+        }
+        long ticket = wanted.incrementAndGet();
+        long deadline = System.nanoTime() + settings.catchUp().toNanos();
+        synchronized (lock) {
+            while (served < ticket) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public List<DestinationStatus> statuses(EventSubscription subscription) {
+        Map<String, String> sendGroupOf = new HashMap<>();
+        for (boolean runStatus : new boolean[] {false, true}) {
+            for (DestinationGroup g : DestinationGroup.of(subscription, runStatus)) {
+                g.memberIds().forEach(id -> sendGroupOf.put(id, g.memberIds().get(0)));
+            }
+        }
+        List<DestinationStatus> out = new ArrayList<>();
+        synchronized (lock) {
+            Subscription s = subscriptions.get(subscription.id());
+            List<SubscriptionDestination> destinations = subscription.destinations();
+            for (int i = 0; i < destinations.size(); i++) {
+                SubscriptionDestination d = destinations.get(i);
+                String memberId = d.id() != null ? d.id() : d.type().name() + "#" + i;
+                String type = Json.mapper().convertValue(d.type(), String.class);
+                boolean disabled = !subscription.enabled() || !d.enabled();
+                out.add(status(s, d.id(), type, disabled, sendGroupOf.getOrDefault(memberId, memberId)));
+            }
+        }
+        return out;
+    }
+
+    private static DestinationStatus status(Subscription s, String id, String type, boolean disabled,
+                                            String sendGroup) {
+        if (s == null) {
+            return new DestinationStatus(id, type, disabled ? "disabled" : "active", 0, 0, 0, null, null, null, null);
+        }
+        long deadLettered = 0;
+        DeadLetters last = null;
+        for (String key : List.of(sendGroup, WHOLE_SUBSCRIPTION)) { // the DLQ names a send group's first member
+            DeadLetters d = s.byGroup.get(key);
+            if (d != null) {
+                deadLettered += d.count;
+                if (last == null || d.lastAt > last.lastAt) {
+                    last = d;
+                }
+            }
+        }
+        String state;
+        if (disabled) {
+            state = "disabled";
+        } else if (last != null && (s.lastSuccessfulAt == null || last.lastAt > s.lastSuccessfulAt)) {
+            state = last.exhausted ? "retryLimitReached" : "failed";
+        } else {
+            state = "active";
+        }
+        return new DestinationStatus(id, type, state, s.delivered, s.retried + deadLettered, deadLettered,
+                s.lastSuccessfulAt, last == null ? null : last.lastAt, last == null ? null : last.lastReason, null);
+    }
+
+    @Override
+    public void forget(String subscriptionId) {
+        synchronized (lock) {
+            Subscription s = subscriptions.remove(subscriptionId);
+            if (s != null) {
+                entries -= 1 + s.byGroup.size();
+                full = false;
+            }
+        }
+    }
+
+    /** Records the reader could not read (malformed JSON), for the tests and the logs. */
+    public long skipped() {
+        synchronized (lock) {
+            return skipped;
+        }
+    }
+
+    /** Stops the reader; idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            consumer.wakeup();
+        } catch (RuntimeException e) {
+            LOG.debug("status view reader already stopped", e);
+        }
+        try {
+            reader.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
