@@ -9,17 +9,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.TopicKeys;
 import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
 import io.changestream.topics.trace.TraceContext;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * The W3C trace through the alert service on the real broker: a {@code changes} record's {@code traceparent} goes
  * out on every webhook request of its event (same trace id, a new span id per request, retries included) and is
  * the {@code traceId} of the lines logged while the event is processed, next to its {@code eventId}; a record
- * without a traceparent, or with a malformed one, is delivered under a new trace.
+ * without a traceparent, or with a malformed one, is delivered under a new trace. The processing line is checked
+ * as the JSON the launcher's {@code logback.xml} writes with {@code CHANGESTREAM_LOG_FORMAT=json}.
  */
 class TraceparentIT {
 
@@ -100,14 +108,40 @@ class TraceparentIT {
             assertNotEquals(trace.traceId(), fresh.traceId(), "no traceparent: a new trace");
             assertNotEquals(fresh.traceId(), fromBad.traceId(), "a malformed traceparent: a new trace of its own");
 
-            List<Map<String, String>> contexts = lines.list.stream().map(ILoggingEvent::getMDCPropertyMap).toList();
-            assertTrue(contexts.stream().anyMatch(mdc -> traced.id().equals(mdc.get("eventId"))
-                            && trace.traceId().equals(mdc.get("traceId"))
-                            && mdc.get("record") != null && mdc.get("subscriptionId") != null),
-                    "a line of the traced event's processing carries its eventId and traceId: " + contexts);
+            ILoggingEvent line = lines.list.stream().filter(e -> traced.id().equals(e.getMDCPropertyMap()
+                    .get("eventId"))).findFirst().orElseThrow(() -> new AssertionError("no line of the traced event: "
+                    + lines.list.stream().map(ILoggingEvent::getMDCPropertyMap).toList()));
+            JsonNode json = Json.mapper().readTree(asJson(line));
+            assertEquals(traced.id(), json.path("eventId").asText(), json.toString());
+            assertEquals(trace.traceId(), json.path("traceId").asText(), json.toString());
+            assertEquals(catalog.changes().name() + "-0@0", json.path("record").asText(), json.toString());
+            assertTrue(json.path("subscriptionId").isTextual(), json.toString());
         } finally {
             processorLog.detachAppender(lines);
             processorLog.setLevel(level);
+        }
+    }
+
+    /**
+     * A line as {@code CHANGESTREAM_LOG_FORMAT=json} writes it: the launcher's own {@code logback.xml} (module
+     * ops) loaded into a fresh context with the json format, its encoder applied to the captured line.
+     */
+    private static String asJson(ILoggingEvent line) throws Exception {
+        Path config = Path.of("..", "ops", "src", "main", "resources", "logback.xml");
+        assertTrue(Files.isRegularFile(config), "the launcher's logback.xml at " + config.toAbsolutePath());
+        LoggerContext context = new LoggerContext();
+        try {
+            context.putProperty("changestream.log.format", "json");
+            JoranConfigurator configurator = new JoranConfigurator();
+            configurator.setContext(context);
+            configurator.doConfigure(config.toFile());
+            ConsoleAppender<ILoggingEvent> appender = (ConsoleAppender<ILoggingEvent>)
+                    context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("json");
+            String out = new String(appender.getEncoder().encode(line), StandardCharsets.UTF_8);
+            assertEquals(1, out.lines().count(), out);
+            return out;
+        } finally {
+            context.stop();
         }
     }
 
