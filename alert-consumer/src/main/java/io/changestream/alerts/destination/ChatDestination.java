@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * A chat incoming webhook (Slack, MS Teams or Google Chat): renders the event with its {@link ChatFormat} and POSTs
- * it to {@code config.endpoint} with the config's headers and the {@code Idempotency-Key}. Thread-safe.
+ * it to {@code config.endpoint} with the config's headers, the {@code Idempotency-Key} and the event's {@code traceparent}. Thread-safe.
  */
 public final class ChatDestination implements Destination {
 
@@ -47,6 +47,7 @@ public final class ChatDestination implements Destination {
         Map<String, String> headers = new LinkedHashMap<>(config.headers());
         headers.put("Content-Type", "application/json; charset=utf-8");
         headers.put(WebhookDestination.IDEMPOTENCY_HEADER, request.idempotencyKey());
+        headers.put(io.changestream.topics.trace.TraceContext.HEADER, request.outboundTraceparent());
         return sender.send(WebhookDestination.outbound(request.destination(), config, headers, body));
     }
 }

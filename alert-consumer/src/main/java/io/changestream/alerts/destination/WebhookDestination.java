@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
+import io.changestream.topics.trace.TraceContext;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
@@ -21,7 +22,7 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The platform's generic webhook: POSTs (or PUTs) the ChangeEvent JSON with {@code subscriptionId} and
  * {@code subscriptionName} added, the config's custom headers, {@code Idempotency-Key: <subscriptionId>:<eventId>}
- * on every request and, when a {@code secretKey} is set, the signature headers of its {@code signatureScheme}:
+ * on every request, the event's W3C {@code traceparent} (its trace id, a new span id per request) and, when a {@code secretKey} is set, the signature headers of its {@code signatureScheme}:
  * {@code X-OM-Signature: sha256=<hex HMAC-SHA256 of the body>} (om, the default), the Standard Webhooks headers
  * (standard: {@link StandardWebhookSigner}, signed at the attempt's time from the injected clock, the same
  * {@code webhook-id} on every attempt) or both. Thread-safe.
@@ -74,6 +75,7 @@ public final class WebhookDestination implements Destination {
         Map<String, String> headers = new LinkedHashMap<>(config.headers());
         headers.put("Content-Type", "application/json");
         headers.put(IDEMPOTENCY_HEADER, request.idempotencyKey());
+        headers.put(TraceContext.HEADER, request.outboundTraceparent());
         if (config.secretKey() != null && config.signatureScheme().signsOm()) {
             headers.put(SIGNATURE_HEADER, "sha256=" + hmacSha256Hex(config.secretKey(), body));
         }

@@ -22,6 +22,7 @@ import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.model.FailureSource;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
+import io.changestream.topics.trace.TraceContext;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -144,6 +145,11 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
     private Outcome deliver(Event<String, String> event, Notice notice, TopicPartition tp, Releases.Call call) {
         EventProgress progress = inFlight.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
                 .computeIfAbsent(event.offset(), k -> new EventProgress());
+        if (progress.trace == null) { // the record's trace, or a new one when it has none; kept across attempts
+            org.apache.kafka.common.header.Header header = event.headers().lastHeader(TraceContext.HEADER);
+            progress.trace = TraceContext.continueOrStart(header == null ? null : header.value());
+        }
+        org.slf4j.MDC.put("traceId", progress.trace.traceId()); // cleared by the runtime, like eventId
         boolean replay = isReplay(event);
         Duration retryAfter = null;
         String retryReason = null;
@@ -175,7 +181,9 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                     ledger.recordGroup(tp, event.offset(), sub.id(), notice.eventId(), group.key(),
                             LedgerRecords.ATTEMPTING);
                 }
-                DeliveryResult result = destinations.deliver(notice.request(sub, group.destination(), pair.attempts));
+                DeliveryResult result = destinations.deliver(notice.request(sub, group.destination(), pair.attempts,
+                        progress.trace));
+                LOG.debug("{} of subscription {} to {}: {}", notice.eventId(), sub.id(), group.key(), result.outcome());
                 switch (result.outcome()) {
                     case DELIVERED -> {
                         pair.done.add(group.key());
@@ -442,6 +450,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
     /** The progress of one event between its attempts. */
     static final class EventProgress {
         final Map<String, Pair> pairs = new ConcurrentHashMap<>();
+        /** The W3C trace of the event, the same on every attempt. */
+        volatile TraceContext trace;
 
         /** One (subscription, event) pair: attempts so far and the destination groups done with. */
         static final class Pair {

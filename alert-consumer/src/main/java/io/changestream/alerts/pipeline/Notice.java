@@ -6,6 +6,7 @@ import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.serde.Json;
+import io.changestream.topics.trace.TraceContext;
 
 /**
  * What one source record asks to be told: a change event, or a pipeline run status. Immutable.
@@ -29,9 +30,10 @@ record Notice(String eventId, ChangeEvent change, PipelineRunStatus run) {
         return run != null;
     }
 
-    DeliveryRequest request(EventSubscription subscription, SubscriptionDestination destination, int attempt) {
-        return change != null ? DeliveryRequest.of(subscription, destination, change, attempt)
-                : DeliveryRequest.ofRun(subscription, destination, run, attempt);
+    DeliveryRequest request(EventSubscription subscription, SubscriptionDestination destination, int attempt,
+                            TraceContext trace) {
+        return (change != null ? DeliveryRequest.of(subscription, destination, change, attempt)
+                : DeliveryRequest.ofRun(subscription, destination, run, attempt)).withTrace(trace);
     }
 
     /**

@@ -22,7 +22,7 @@ import java.util.concurrent.Executors;
 final class Receiver implements AutoCloseable {
 
     /** One request as received. */
-    record Hit(String path, String idempotencyKey, String signature, JsonNode body, String raw) {
+    record Hit(String path, String idempotencyKey, String signature, JsonNode body, String raw, String traceparent) {
     }
 
     private final HttpServer server;
@@ -51,7 +51,8 @@ final class Receiver implements AutoCloseable {
                 json = null;
             }
             hits.add(new Hit(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"),
-                    exchange.getRequestHeaders().getFirst("X-OM-Signature"), json, raw));
+                    exchange.getRequestHeaders().getFirst("X-OM-Signature"), json, raw,
+                    exchange.getRequestHeaders().getFirst("traceparent")));
             Slow slow = slows.get(path);
             if (slow != null && slow.counter.incrementAndGet() % slow.every == 0) {
                 java.util.concurrent.locks.LockSupport.parkNanos(slow.delay.toNanos()); // a slow receiver

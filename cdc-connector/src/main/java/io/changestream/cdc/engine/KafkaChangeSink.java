@@ -4,6 +4,7 @@ import io.changestream.cdc.CdcException;
 import io.changestream.cdc.metrics.CdcMetrics;
 import io.changestream.cdc.transform.ChangeEventTransform;
 import io.changestream.cdc.transform.Outcome;
+import io.changestream.topics.trace.TraceContext;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 
@@ -29,7 +31,8 @@ import org.apache.kafka.connect.source.SourceRecord;
  *
  * <p>Before a batch is sent, the {@link LeaseFence} of this engine run is checked: a run whose lease is gone produces
  * nothing more (the batch fails, nothing of it is marked processed). Every record carries the fence's headers (the
- * capturing instance and its lease epoch).
+ * capturing instance and its lease epoch) and a W3C {@code traceparent} ({@link TraceContext}, a new trace per
+ * record) that the alert service continues up to the webhook request.
  */
 final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
 
@@ -68,7 +71,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
             Outcome outcome = outcome(record);
             if (outcome != null && outcome.isProduced()) {
                 acks.add(producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
-                        (String) record.key(), (String) record.value(), fence.headers())));
+                        (String) record.key(), (String) record.value(), headers())));
             }
         }
         awaitAcks(acks, start, records);
@@ -78,6 +81,13 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         }
         committer.markBatchFinished();
         lastBatchNanos.set(System.nanoTime());
+    }
+
+    /** The fence's headers and a new W3C trace for the record: the trace of an event starts at capture. */
+    private List<org.apache.kafka.common.header.Header> headers() {
+        List<org.apache.kafka.common.header.Header> headers = new ArrayList<>(fence.headers());
+        headers.add(new RecordHeader(TraceContext.HEADER, TraceContext.newTrace().headerValue()));
+        return headers;
     }
 
     /** The lease fence: a run that lost its lease sends nothing more. */

@@ -113,6 +113,10 @@ class KafkaChangeSinkIT {
         assertEquals(2, written.size(), "the produced and the dead-lettered record are in Kafka (acked before marking)");
         assertEquals("sink-it", new String(written.get(0).headers().lastHeader(LeaseFence.CAPTURER_HEADER).value(),
                 java.nio.charset.StandardCharsets.UTF_8), "every record names its capturer");
+        var traces = written.stream().map(r -> io.changestream.topics.trace.TraceContext.parse(
+                r.headers().lastHeader(io.changestream.topics.trace.TraceContext.HEADER).value()).orElseThrow()).toList();
+        assertEquals(2, traces.stream().map(io.changestream.topics.trace.TraceContext::traceId).distinct().count(),
+                "every record starts its own W3C trace: " + traces);
         assertEquals(1, metrics.count(Outcome.PRODUCED));
         assertEquals(1, metrics.count(Outcome.FILTERED));
         assertEquals(1, metrics.count(Outcome.DEAD_LETTERED));
