@@ -9,7 +9,6 @@ import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
-import io.changestream.alerts.subscription.DeliveryStatusBook;
 import io.changestream.alerts.status.DeliveryStatusView;
 import io.changestream.alerts.subscription.SubscriptionFactory;
 import io.changestream.alerts.subscription.SubscriptionRoutes;
