@@ -214,6 +214,32 @@ public record RuntimeConfig(
                 .build();
     }
 
+    /** Kafka properties whose values {@link #toString()} shows; every other value is masked (it may be a secret). */
+    private static final java.util.Set<String> SHOWN_KAFKA_VALUES = java.util.Set.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.CLIENT_ID_CONFIG,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "security.protocol", "sasl.mechanism");
+
+    /**
+     * The settings with every Kafka property value masked except a few that are never secret (bootstrap servers,
+     * group id, …): {@code sasl.jaas.config}, passwords and keys never appear in logs.
+     */
+    @Override
+    public String toString() {
+        Map<String, Object> shown = new java.util.TreeMap<>();
+        kafka.forEach((k, v) -> shown.put(k, SHOWN_KAFKA_VALUES.contains(k) ? v : "****"));
+        return "RuntimeConfig[topics=" + topics + ", kafka=" + shown + ", consumerThreads=" + consumerThreads
+                + ", lanes=" + lanes + ", keyAssignment=" + keyAssignment + ", laneCapacity=" + laneCapacity
+                + ", delayQueueCapacity=" + delayQueueCapacity + ", maxInFlightPerPartition=" + maxInFlightPerPartition
+                + ", maxAttempts=" + maxAttempts + ", initialBackoff=" + initialBackoff + ", maxBackoff=" + maxBackoff
+                + ", backoffMultiplier=" + backoffMultiplier + ", jitter=" + jitter + ", processingTimeout="
+                + processingTimeout + ", commitInterval=" + commitInterval + ", pollTimeout=" + pollTimeout
+                + ", revokeTimeout=" + revokeTimeout + ", closeTimeout=" + closeTimeout + ", maxCallsPerLane="
+                + maxCallsPerLane + ", maxCalls=" + maxCalls + ", maxBufferedBytes=" + maxBufferedBytes
+                + ", consumerRestartBackoff=" + consumerRestartBackoff + ", consumerMaxRestarts=" + consumerMaxRestarts
+                + "]";
+    }
+
     /** The group id, from {@link #kafka()}. */
     public String groupId() {
         return kafka.get(ConsumerConfig.GROUP_ID_CONFIG).toString();

@@ -14,6 +14,18 @@ class RuntimeConfigTest {
     private static final Map<String, Object> KAFKA = Map.of("bootstrap.servers", "localhost:9092", "group.id", "g");
 
     @Test
+    void toStringMasksEveryKafkaValueThatCanBeASecret() {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+                + "password=\"s3cret-pw\";";
+        RuntimeConfig c = RuntimeConfig.builder(List.of("t"), Map.of("bootstrap.servers", "b:9092", "group.id", "g",
+                "sasl.jaas.config", jaas, "ssl.keystore.password", "ks-pass")).build();
+        String text = c.toString();
+        assertTrue(text.contains("bootstrap.servers=b:9092") && text.contains("group.id=g"), text);
+        assertTrue(text.contains("sasl.jaas.config=****") && text.contains("ssl.keystore.password=****"), text);
+        assertTrue(!text.contains("s3cret-pw") && !text.contains("ks-pass"), text);
+    }
+
+    @Test
     void builderStartsFromTheDocumentedDefaults() {
         RuntimeConfig c = RuntimeConfig.builder(List.of("t"), KAFKA).build();
         assertEquals(RuntimeConfig.DEFAULT_LANES, c.lanes());

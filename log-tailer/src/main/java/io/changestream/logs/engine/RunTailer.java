@@ -36,6 +36,11 @@ public final class RunTailer {
     public record Chunk(String before, String after, String text, long bytes) {
     }
 
+    /** MDC key of the pipeline a tailer's read is for. */
+    static final String MDC_PIPELINE = "pipelineFqn";
+    /** MDC key of the run a tailer's read is for. */
+    static final String MDC_RUN_ID = "runId";
+
     private final String pipelineFqn;
     private final String runId;
     private final LogSource source;
@@ -186,6 +191,9 @@ public final class RunTailer {
         if (terminated) {
             return;
         }
+        // the run this read is for, on every log line of it (JSON logs: docs/decisions/1505)
+        org.slf4j.MDC.put(MDC_PIPELINE, pipelineFqn);
+        org.slf4j.MDC.put(MDC_RUN_ID, runId);
         try {
             long bytes = drain();
             if (!terminated) {
@@ -203,6 +211,9 @@ public final class RunTailer {
         } catch (RuntimeException e) {
             LOG.error("log stream of {}/{} failed and is being closed", pipelineFqn, runId, e);
             fail("The log stream failed on the server. Reconnect with the last cursor to resume.");
+        } finally {
+            org.slf4j.MDC.remove(MDC_PIPELINE);
+            org.slf4j.MDC.remove(MDC_RUN_ID);
         }
     }
 

@@ -68,6 +68,19 @@ class RunTailerTest {
     }
 
     @Test
+    void everyLogLineOfAReadCarriesThePipelineAndRunInTheMdc() {
+        List<String> seen = new ArrayList<>();
+        RunTailer tailer = new RunTailer("svc.pipe", "run-1", source, null, states, settings, clock, metrics,
+                chunk -> seen.add(org.slf4j.MDC.get("pipelineFqn") + "/" + org.slf4j.MDC.get("runId")),
+                terminations::incrementAndGet);
+        attach(tailer, null);
+        source.append("a");
+        tailer.poll();
+        assertEquals(List.of("svc.pipe/run-1"), seen, "the read (and what it logs) runs with the run's MDC");
+        assertEquals(null, org.slf4j.MDC.get("runId"), "the MDC is cleared after the read");
+    }
+
+    @Test
     void newContentIsDeliveredAsItAppears() {
         RunTailer tailer = tailer(null);
         ListSink sink = attach(tailer, null);
