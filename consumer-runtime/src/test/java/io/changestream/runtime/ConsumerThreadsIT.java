@@ -63,8 +63,13 @@ class ConsumerThreadsIT {
             assertTrue(stalled.get());
             assertEquals(0.0, registry.get("changestream.runtime.consumer.restarts").counter().count(),
                     "no consumer thread died");
-            assertTrue(registry.get("changestream.runtime.rebalance.partitions").tag("kind", "lost").counter()
-                    .count() > 0, "the stalled thread lost its partitions to the other one");
+            // the stalled thread's partitions went to the other one: through onPartitionsLost when the coordinator
+            // expelled it first, through onPartitionsRevoked when its own leave-group on the poll timeout came first
+            // (which one is a race inside the Kafka client); either way the partition moved between two threads
+            double moved = registry.get("changestream.runtime.rebalance.partitions").tag("kind", "lost").counter()
+                    .count() + registry.get("changestream.runtime.rebalance.partitions").tag("kind", "revoked")
+                    .counter().count();
+            assertTrue(moved > 0, "the stalled thread's partitions moved to the other one");
             assertEquals(RuntimeState.RUNNING, r.state());
             assertTrue(r.live());
         }
