@@ -63,11 +63,63 @@ class AdminApiHardeningIT {
         String id = create(port(), request("big-target", "[\"all\"]", "[]", "[]", 1));
         for (String[] route : List.of(new String[] {"POST", BASE}, new String[] {"PUT", BASE},
                 new String[] {"PUT", BASE + "/" + id})) {
-            Answer answer = call(port(), route[0], route[1], huge);
+            Answer answer = sendWhileTheServerMayRefuse(port(), route[0], route[1], huge);
             assertClientError(answer, 413, "body: larger than 262144 bytes (admin.maxRequestBytes)",
                     route[0] + " " + route[1]);
         }
         assertEquals(200, call(port(), "GET", BASE + "/" + id, null).status(), "still serving");
+    }
+
+    /**
+     * Sends a large body the way any client does — writing it while reading the answer — over a plain socket: a
+     * server that refuses it (413) answers before the body is read and then closes, which the JDK client reports as
+     * "no bytes" when its write fails first; here the write runs apart and the answer is read whatever it does.
+     */
+    private static Answer sendWhileTheServerMayRefuse(int port, String method, String path, String body) {
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(20_000);
+            String head = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer "
+                    + AlertTestSupport.TOKEN + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
+                    + "\r\nConnection: close\r\n\r\n";
+            java.io.OutputStream out = socket.getOutputStream();
+            Thread writer = new Thread(() -> {
+                try {
+                    out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    out.write(bytes);
+                    out.flush();
+                } catch (java.io.IOException refusedMidBody) {
+                    // the server answered and closed: the answer is what the test reads
+                }
+            });
+            writer.start();
+            String response = new String(socket.getInputStream().readAllBytes(),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            writer.join(20_000);
+            int status = Integer.parseInt(response.substring(9, 12));
+            int start = response.indexOf("\r\n\r\n") + 4;
+            String rest = response.substring(start);
+            if (response.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+                StringBuilder text = new StringBuilder();
+                int at = 0;
+                while (true) {
+                    int eol = rest.indexOf("\r\n", at);
+                    int size = Integer.parseInt(rest.substring(at, eol).trim(), 16);
+                    if (size == 0) {
+                        break;
+                    }
+                    text.append(rest, eol + 2, eol + 2 + size);
+                    at = eol + 2 + size + 2;
+                }
+                rest = text.toString();
+            }
+            return new Answer(status, rest);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
