@@ -10,8 +10,10 @@ import java.util.Objects;
  * @param retryAfter for {@link Outcome#RETRY}: the wait the receiver asked for ({@code Retry-After}), or null to
  *                   let the runtime's backoff decide
  * @param reason     why it was not delivered (status code, exception), null when delivered
+ * @param throttled  a RETRY that was never sent: held back by the destination's rate limit or a receiver's pause;
+ *                   it does not count as an attempt against the subscription's {@code retries}
  */
-public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason) {
+public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason, boolean throttled) {
 
     /** The three outcomes. */
     public enum Outcome {
@@ -25,6 +27,11 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
 
     private static final DeliveryResult DELIVERED = new DeliveryResult(Outcome.DELIVERED, null, null);
 
+    /** A result of a request that was sent. */
+    public DeliveryResult(Outcome outcome, Duration retryAfter, String reason) {
+        this(outcome, retryAfter, reason, false);
+    }
+
     public DeliveryResult {
         Objects.requireNonNull(outcome, "outcome");
         if (outcome != Outcome.DELIVERED) {
@@ -32,6 +39,9 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
         }
         if (outcome != Outcome.RETRY && retryAfter != null) {
             throw new IllegalArgumentException("retryAfter only applies to RETRY");
+        }
+        if (throttled && outcome != Outcome.RETRY) {
+            throw new IllegalArgumentException("only a RETRY can be throttled");
         }
     }
 
@@ -43,6 +53,11 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
     /** Retry, after the given wait (null: the runtime's backoff). */
     public static DeliveryResult retry(Duration after, String reason) {
         return new DeliveryResult(Outcome.RETRY, after, reason);
+    }
+
+    /** Not sent: wait for the destination's next slot (rate limit or a receiver's pause); not an attempt. */
+    public static DeliveryResult throttled(Duration after, String reason) {
+        return new DeliveryResult(Outcome.RETRY, Objects.requireNonNull(after, "after"), reason, true);
     }
 
     /** Give up: dead-letter it. */

@@ -93,7 +93,7 @@ public final class DestinationRegistry implements AutoCloseable {
             Counter.builder("changestream.alert.throttled")
                     .description("Requests held back by their destination's rate limit or a receiver's Retry-After")
                     .tag("type", type.name()).register(meters).increment(requests.size());
-            DeliveryResult throttled = DeliveryResult.retry(wait, "rate limit of destination "
+            DeliveryResult throttled = DeliveryResult.throttled(wait, "rate limit of destination "
                     + CircuitBreakingDestination.key(requests.get(0)) + " (" + limiter.limitOf(
                     requests.get(0).destination()) + "): next slot in " + wait.toMillis() + " ms");
             return requests.stream().map(r -> throttled).toList();

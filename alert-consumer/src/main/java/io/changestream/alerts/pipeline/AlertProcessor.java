@@ -172,6 +172,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 }
             }
             pair.attempts++;
+            boolean sent = false; // an attempt held back entirely by rate limits is not counted against retries
+            boolean held = false;
             for (DestinationGroup group : groups) {
                 if (pair.done.contains(group.key())) {
                     continue;
@@ -184,6 +186,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 DeliveryResult result = destinations.deliver(notice.request(sub, group.destination(), pair.attempts,
                         progress.trace));
                 LOG.debug("{} of subscription {} to {}: {}", notice.eventId(), sub.id(), group.key(), result.outcome());
+                sent |= !result.throttled();
+                held |= result.throttled();
                 switch (result.outcome()) {
                     case DELIVERED -> {
                         pair.done.add(group.key());
@@ -196,7 +200,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                     }
                     case PERMANENT -> deadLetter(pair, group, sub, notice, result.reason(), false);
                     case RETRY -> {
-                        if (pair.attempts > sub.retries()) {
+                        if (!result.throttled() && pair.attempts > sub.retries()) {
                             deadLetter(pair, group, sub, notice, "retries exhausted (" + sub.retries()
                                     + "): " + result.reason(), true);
                         } else {
@@ -212,6 +216,9 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                         }
                     }
                 }
+            }
+            if (held && !sent) {
+                pair.attempts--; // nothing went out: every group waited for its slot
             }
             Set<String> done = pair.done;
             if (groups.stream().allMatch(g -> done.contains(g.key()))) {
