@@ -6,6 +6,9 @@ import io.changestream.topics.serde.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * A chat incoming webhook (Slack, MS Teams or Google Chat): renders the event with its {@link ChatFormat} and POSTs
@@ -30,11 +33,17 @@ public final class ChatDestination implements Destination {
 
     @Override
     public DeliveryResult deliver(DeliveryRequest request) {
+        return HttpSender.await(deliverAsync(request, Runnable::run));
+    }
+
+    /** Sends over the asynchronous HTTP client; {@code blocking} is not used. */
+    @Override
+    public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
         WebhookConfig config;
         try {
             config = WebhookConfig.parse(request.destination().config());
         } catch (DestinationConfigException e) {
-            return DeliveryResult.permanent(e.getMessage());
+            return CompletableFuture.completedFuture(DeliveryResult.permanent(e.getMessage()));
         }
         ChangeMessage message = request.event() != null ? ChangeMessage.of(request.event(), messages)
                 : ChangeMessage.of(request.runStatus(), messages);
@@ -42,12 +51,13 @@ public final class ChatDestination implements Destination {
         try {
             body = Json.mapper().writeValueAsBytes(format.render(message));
         } catch (JsonProcessingException e) {
-            return DeliveryResult.permanent("cannot render the message: " + e.getMessage());
+            return CompletableFuture.completedFuture(
+                    DeliveryResult.permanent("cannot render the message: " + e.getMessage()));
         }
         Map<String, String> headers = new LinkedHashMap<>(config.headers());
         headers.put("Content-Type", "application/json; charset=utf-8");
         headers.put(WebhookDestination.IDEMPOTENCY_HEADER, request.idempotencyKey());
         headers.put(io.changestream.topics.trace.TraceContext.HEADER, request.outboundTraceparent());
-        return sender.send(WebhookDestination.outbound(request.destination(), config, headers, body));
+        return sender.sendAsync(WebhookDestination.outbound(request.destination(), config, headers, body));
     }
 }

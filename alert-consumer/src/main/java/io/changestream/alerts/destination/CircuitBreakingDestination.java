@@ -8,6 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * Wraps a destination with one {@link CircuitBreaker} per destination id, so that one dead endpoint is refused at
@@ -56,6 +59,42 @@ public final class CircuitBreakingDestination implements Destination {
         }
         breaker.record(result);
         return result;
+    }
+
+    /** {@link #deliver} without blocking: the breaker records the result when the stage completes. */
+    @Override
+    public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
+        CircuitBreaker breaker = breaker(request);
+        if (!breaker.tryAcquire()) {
+            Duration wait = breaker.remainingOpen();
+            return CompletableFuture.completedFuture(DeliveryResult.retry(wait.isZero() ? null : wait,
+                    "circuit open for destination " + key(request)));
+        }
+        CompletionStage<DeliveryResult> sent;
+        try {
+            sent = delegate.deliverAsync(request, blocking);
+        } catch (RuntimeException | Error e) {
+            breaker.recordThrown(e);
+            throw e;
+        }
+        CompletableFuture<DeliveryResult> out = new CompletableFuture<>();
+        sent.whenComplete((result, error) -> {
+            if (error instanceof java.util.concurrent.CancellationException) {
+                out.cancel(false); // cancelled by its caller: says nothing about the destination
+            } else if (error != null) {
+                breaker.recordThrown(error);
+                out.completeExceptionally(error);
+            } else {
+                breaker.record(result);
+                out.complete(result);
+            }
+        });
+        out.whenComplete((r, e) -> {
+            if (out.isCancelled()) {
+                sent.toCompletableFuture().cancel(true);
+            }
+        });
+        return out;
     }
 
     /**

@@ -3,11 +3,16 @@ package io.changestream.alerts.destination;
 import io.changestream.topics.model.SubscriptionType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * Delivers events to one kind of destination. Implementations are thread-safe and called from the runtime's
  * processor threads; {@link #deliver(DeliveryRequest)} blocks for at most the destination's connect + read timeout
- * and never throws for a delivery failure: the outcome is in the result.
+ * and never throws for a delivery failure: the outcome is in the result. {@link #deliverAsync} is the non-blocking
+ * form the alert processor uses: HTTP destinations answer it from their asynchronous client, the others (SMTP,
+ * OpenLineage) run {@link #deliver} on the bounded pool they are given.
  */
 public interface Destination extends AutoCloseable {
 
@@ -16,6 +21,16 @@ public interface Destination extends AutoCloseable {
 
     /** Delivers one request. */
     DeliveryResult deliver(DeliveryRequest request);
+
+    /**
+     * Delivers one request without blocking the caller; the stage completes (never exceptionally for a delivery
+     * failure) with the result, on any thread. Cancelling it cancels the request where the destination can. The
+     * default runs {@link #deliver} on {@code blocking} (which may refuse it with a
+     * {@link java.util.concurrent.RejectedExecutionException}, thrown at once).
+     */
+    default CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
+        return CompletableFuture.supplyAsync(() -> deliver(request), blocking);
+    }
 
     /**
      * Delivers several requests for the same destination, results in the same order. The default delivers them

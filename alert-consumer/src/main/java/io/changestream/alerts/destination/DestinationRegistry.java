@@ -14,6 +14,13 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
@@ -27,6 +34,12 @@ import org.apache.kafka.clients.producer.Producer;
  *
  * <p>Each destination's rate limit ({@link DestinationRateLimiter}) is applied before its circuit breaker, so a
  * held-back request is a RETRY after its slot that never counts as a failure of the destination.
+ *
+ * <p>{@link #deliverAsync} (the alert processor's path) never blocks its caller: after the rate limit, a request takes
+ * one of its destination's {@link DeliveryConcurrency#maxConcurrentPerDestination()} slots or waits in the
+ * destination's bounded queue ({@link DestinationConcurrency}); HTTP destinations send over the asynchronous client,
+ * SMTP and OpenLineage run on a pool of {@link DeliveryConcurrency#blockingThreads()}. Gauges
+ * {@code changestream_alert_deliveries_in_flight{type}} and {@code changestream_alert_deliveries_queued{type}}.
  */
 public final class DestinationRegistry implements AutoCloseable {
 
@@ -36,14 +49,36 @@ public final class DestinationRegistry implements AutoCloseable {
     private final OpenLineageDestination lineage;
     private final DestinationRateLimiter limiter;
     private final MeterRegistry meters;
+    private final DestinationConcurrency concurrency;
+    private final ThreadPoolExecutor blocking;
 
     /**
+     * With the default {@link DeliveryConcurrency}.
+     *
      * @param lineageProducer producer for OpenLineage's Kafka transport, or null (owned by the caller)
      */
     public DestinationRegistry(DestinationSettings settings, Clock clock, MeterRegistry meters,
                                Producer<String, String> lineageProducer) {
+        this(settings, DeliveryConcurrency.DEFAULTS, clock, meters, lineageProducer);
+    }
+
+    /**
+     * @param concurrency     concurrent requests per destination and the blocking pool
+     * @param lineageProducer producer for OpenLineage's Kafka transport, or null (owned by the caller)
+     */
+    public DestinationRegistry(DestinationSettings settings, DeliveryConcurrency concurrency, Clock clock,
+                               MeterRegistry meters, Producer<String, String> lineageProducer) {
         this.meters = Objects.requireNonNull(meters, "meters");
-        this.sender = new HttpSender(settings.http(), clock);
+        this.concurrency = new DestinationConcurrency(concurrency);
+        AtomicInteger threads = new AtomicInteger();
+        this.blocking = new ThreadPoolExecutor(concurrency.blockingThreads(), concurrency.blockingThreads(), 30,
+                TimeUnit.SECONDS, new ArrayBlockingQueue<>(Math.max(1, concurrency.maxQueuedPerDestination())), r -> {
+                    Thread t = new Thread(r, "cs-delivery-blocking-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        blocking.allowCoreThreadTimeOut(true);
+        this.sender = new HttpSender(settings.http(), clock, concurrency.maxConnectionsPerHost());
         this.limiter = new DestinationRateLimiter(settings.rateLimits(), clock);
         this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer);
         WebhookDestination webhook = new WebhookDestination(sender, clock);
@@ -65,6 +100,15 @@ public final class DestinationRegistry implements AutoCloseable {
                 .description("Destinations whose circuit breaker is open, by destination type")
                 .tag("type", type.name()).register(meters));
         destinations.put(SubscriptionType.GENERIC, destinations.get(SubscriptionType.WEBHOOK));
+        for (SubscriptionType type : SubscriptionType.values()) {
+            Gauge.builder("changestream.alert.deliveries.in.flight", this.concurrency, c -> c.inFlight(type))
+                    .description("Delivery requests being sent now, by destination type")
+                    .tag("type", type.name()).register(meters);
+            Gauge.builder("changestream.alert.deliveries.queued", this.concurrency, c -> c.queued(type))
+                    .description("Delivery requests waiting for a slot of their destination "
+                            + "(delivery.maxConcurrentPerDestination), by destination type")
+                    .tag("type", type.name()).register(meters);
+        }
     }
 
     /** Whether this service delivers to the type. */
@@ -88,30 +132,83 @@ public final class DestinationRegistry implements AutoCloseable {
             DeliveryResult refused = DeliveryResult.permanent("destination type " + type + " is not supported");
             return requests.stream().map(r -> refused).toList();
         }
-        Duration wait = limiter.acquire(requests.get(0));
-        if (!wait.isZero()) {
-            Counter.builder("changestream.alert.throttled")
-                    .description("Requests held back by their destination's rate limit or a receiver's Retry-After")
-                    .tag("type", type.name()).register(meters).increment(requests.size());
-            DeliveryResult throttled = DeliveryResult.throttled(wait, "rate limit of destination "
-                    + CircuitBreakingDestination.key(requests.get(0)) + " (" + limiter.limitOf(
-                    requests.get(0).destination()) + "): next slot in " + wait.toMillis() + " ms");
+        DeliveryResult throttled = throttle(requests.get(0), requests.size());
+        if (throttled != null) {
             return requests.stream().map(r -> throttled).toList();
         }
         Timer.Sample sample = Timer.start(meters);
         List<DeliveryResult> results = destination.deliverAll(requests);
         results.stream().filter(r -> r.retryAfter() != null).findFirst()
                 .ifPresent(r -> limiter.observe(requests.get(0), r));
-        sample.stop(Timer.builder("changestream.alert.delivery")
-                .description("Time to deliver one request or batch to a destination")
-                .tag("type", type.name()).register(meters));
-        for (DeliveryResult result : results) {
-            Counter.builder("changestream.alert.deliveries")
-                    .description("Delivery attempts by destination type and outcome")
-                    .tag("type", type.name()).tag("outcome", result.outcome().name())
-                    .register(meters).increment();
-        }
+        sample.stop(deliveryTimer(type));
+        results.forEach(result -> count(type, result));
         return results;
+    }
+
+    /**
+     * Delivers one request without blocking: rate limit, then a slot of the destination's concurrency limit (or
+     * its queue), then the circuit breaker and the destination's asynchronous send. The stage completes with the
+     * result (an unsupported type, a full queue or a refused blocking pool are results too); cancelling it cancels
+     * the request.
+     */
+    public CompletableFuture<DeliveryResult> deliverAsync(DeliveryRequest request) {
+        SubscriptionType type = request.destination().type();
+        CircuitBreakingDestination destination = destinations.get(type);
+        if (destination == null) {
+            return CompletableFuture.completedFuture(
+                    DeliveryResult.permanent("destination type " + type + " is not supported"));
+        }
+        DeliveryResult throttled = throttle(request, 1);
+        if (throttled != null) {
+            return CompletableFuture.completedFuture(throttled);
+        }
+        return concurrency.submit(CircuitBreakingDestination.key(request), type, () -> {
+            Timer.Sample sample = Timer.start(meters);
+            CompletionStage<DeliveryResult> sent;
+            try {
+                sent = destination.deliverAsync(request, blocking);
+            } catch (RejectedExecutionException e) {
+                return CompletableFuture.completedFuture(DeliveryResult.throttled(
+                        DestinationConcurrency.QUEUE_FULL_WAIT, "the blocking delivery pool is full "
+                                + "(delivery.blockingThreads, delivery.maxQueuedPerDestination)"));
+            }
+            return sent.whenComplete((result, error) -> {
+                if (result != null) {
+                    sample.stop(deliveryTimer(type));
+                    if (result.retryAfter() != null) {
+                        limiter.observe(request, result);
+                    }
+                    count(type, result);
+                }
+            });
+        });
+    }
+
+    /** A throttled result when the destination's rate limit holds the request back, else null. */
+    private DeliveryResult throttle(DeliveryRequest request, int requests) {
+        Duration wait = limiter.acquire(request);
+        if (wait.isZero()) {
+            return null;
+        }
+        SubscriptionType type = request.destination().type();
+        Counter.builder("changestream.alert.throttled")
+                .description("Requests held back by their destination's rate limit or a receiver's Retry-After")
+                .tag("type", type.name()).register(meters).increment(requests);
+        return DeliveryResult.throttled(wait, "rate limit of destination " + CircuitBreakingDestination.key(request)
+                + " (" + limiter.limitOf(request.destination()) + "): next slot in " + wait.toMillis() + " ms");
+    }
+
+    private Timer deliveryTimer(SubscriptionType type) {
+        return Timer.builder("changestream.alert.delivery")
+                .description("Time to deliver one request or batch to a destination")
+                .tag("type", type.name()).register(meters);
+    }
+
+    private void count(SubscriptionType type, DeliveryResult result) {
+        Counter.builder("changestream.alert.deliveries")
+                .description("Delivery attempts by destination type and outcome")
+                .tag("type", type.name()).tag("outcome", result.outcome().name())
+                .register(meters).increment();
     }
 
     /** The circuit state of a request's destination. */
@@ -143,6 +240,7 @@ public final class DestinationRegistry implements AutoCloseable {
     @Override
     public void close() {
         destinations.values().forEach(Destination::close);
+        blocking.shutdownNow();
         sender.close();
     }
 }

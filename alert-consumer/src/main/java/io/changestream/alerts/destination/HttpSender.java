@@ -1,13 +1,12 @@
 package io.changestream.alerts.destination;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,9 +23,9 @@ import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.HttpProxy;
-import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ClientConnector;
@@ -74,9 +75,19 @@ public final class HttpSender implements AutoCloseable {
     private final AddressGuard guard;
     private final Clock clock;
     private final Map<Duration, HttpClient> clients = new ConcurrentHashMap<>();
+    private final int maxConnectionsPerHost;
     private volatile boolean closed;
 
     public HttpSender(HttpSettings settings, Clock clock) {
+        this(settings, clock, DeliveryConcurrency.DEFAULTS.maxConnectionsPerHost());
+    }
+
+    /**
+     * @param maxConnectionsPerHost pooled connections per scheme/host/port ({@code delivery.maxConnectionsPerHost});
+     *                              requests beyond wait in the client's queue, bounded at 16 times as many
+     */
+    public HttpSender(HttpSettings settings, Clock clock, int maxConnectionsPerHost) {
+        this.maxConnectionsPerHost = maxConnectionsPerHost;
         this.settings = Objects.requireNonNull(settings, "settings");
         this.guard = new AddressGuard(settings.allowPrivateAddresses());
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -92,11 +103,37 @@ public final class HttpSender implements AutoCloseable {
         return guard;
     }
 
-    /** Sends and classifies; never throws for a delivery failure. */
+    /**
+     * Sends and classifies, waiting for the answer; never throws for a delivery failure. An interrupt aborts the
+     * request (RETRY "interrupted").
+     */
     public DeliveryResult send(Outbound out) {
+        return await(sendAsync(out));
+    }
+
+    /** Waits for an asynchronous delivery; an interrupt cancels it (RETRY "interrupted"). */
+    public static DeliveryResult await(CompletionStage<DeliveryResult> delivery) {
+        CompletableFuture<DeliveryResult> sent = delivery.toCompletableFuture();
+        try {
+            return sent.get();
+        } catch (InterruptedException e) {
+            sent.cancel(true);
+            Thread.currentThread().interrupt();
+            return DeliveryResult.retry(null, "interrupted");
+        } catch (ExecutionException e) {
+            return DeliveryResult.retry(null, "I/O error: " + e.getCause());
+        }
+    }
+
+    /**
+     * Sends without waiting: the future completes (never exceptionally for a delivery failure) on one of the
+     * client's threads when the answer is read — at most the first {@link HttpSettings#maxResponseBytes()} of its
+     * body, the rest is discarded — or the request failed or timed out. Cancelling the future aborts the request.
+     */
+    public CompletableFuture<DeliveryResult> sendAsync(Outbound out) {
         if (out.body().length > settings.maxRequestBytes()) {
-            return DeliveryResult.permanent("request body of " + out.body().length + " bytes exceeds "
-                    + settings.maxRequestBytes() + " (http.maxRequestBytes)");
+            return CompletableFuture.completedFuture(DeliveryResult.permanent("request body of " + out.body().length
+                    + " bytes exceeds " + settings.maxRequestBytes() + " (http.maxRequestBytes)"));
         }
         Request request;
         try {
@@ -113,32 +150,50 @@ public final class HttpSender implements AutoCloseable {
                     .headers(h -> out.headers().forEach(h::put))
                     .body(new BytesRequestContent(out.body()));
         } catch (DestinationConfigException e) {
-            return DeliveryResult.permanent(e.getMessage());
+            return CompletableFuture.completedFuture(DeliveryResult.permanent(e.getMessage()));
         } catch (IllegalArgumentException e) {
-            return DeliveryResult.permanent("invalid request for " + out.field() + ": " + e.getMessage());
+            return CompletableFuture.completedFuture(DeliveryResult.permanent("invalid request for " + out.field()
+                    + ": " + e.getMessage()));
         }
-        InputStreamResponseListener listener = new InputStreamResponseListener();
-        request.send(listener);
-        try {
-            Response response = listener.get(out.connectTimeout().plus(out.readTimeout()).toMillis(),
-                    TimeUnit.MILLISECONDS);
-            String body;
-            try (InputStream in = listener.getInputStream()) {
-                body = new String(in.readNBytes(settings.maxResponseBytes()), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                body = "";
+        CompletableFuture<DeliveryResult> answer = new CompletableFuture<>();
+        answer.whenComplete((r, e) -> {
+            if (answer.isCancelled()) {
+                request.abort(new java.util.concurrent.CancellationException("delivery cancelled"));
             }
-            return HttpOutcomes.classify(response.getStatus(), response.getHeaders().get(HttpHeader.RETRY_AFTER),
-                    body, clock, settings.maxRetryAfter());
-        } catch (TimeoutException e) {
-            request.abort(e);
-            return DeliveryResult.retry(null, "no response within " + out.readTimeout().toSeconds() + " s");
-        } catch (InterruptedException e) {
-            request.abort(e);
-            Thread.currentThread().interrupt();
-            return DeliveryResult.retry(null, "interrupted");
-        } catch (ExecutionException e) {
-            return failed(out, e.getCause());
+        });
+        request.send(new BoundedBody(settings.maxResponseBytes()) {
+            @Override
+            public void onComplete(Result result) {
+                if (result.isFailed()) {
+                    answer.complete(failed(out, result.getFailure()));
+                    return;
+                }
+                Response response = result.getResponse();
+                answer.complete(HttpOutcomes.classify(response.getStatus(),
+                        response.getHeaders().get(HttpHeader.RETRY_AFTER), text(), clock, settings.maxRetryAfter()));
+            }
+        });
+        return answer;
+    }
+
+    /** Keeps the first {@code max} bytes of a response body (for the failure reason), discards the rest. */
+    private abstract static class BoundedBody implements Response.Listener {
+        private final byte[] kept;
+        private int size;
+
+        BoundedBody(int max) {
+            this.kept = new byte[max];
+        }
+
+        @Override
+        public void onContent(Response response, ByteBuffer content) {
+            int n = Math.min(content.remaining(), kept.length - size);
+            content.get(kept, size, n);
+            size += n;
+        }
+
+        String text() {
+            return new String(kept, 0, size, StandardCharsets.UTF_8);
         }
     }
 
@@ -188,7 +243,7 @@ public final class HttpSender implements AutoCloseable {
     private HttpClient newClient(Duration connectTimeout) {
         ClientConnector connector = new ClientConnector();
         connector.setSslContextFactory(new SslContextFactory.Client());
-        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        QueuedThreadPool threads = new QueuedThreadPool(32, 2);
         threads.setName("http-sender-" + connectTimeout.toMillis() + "ms");
         threads.setDaemon(true);
         connector.setExecutor(threads);
@@ -196,6 +251,8 @@ public final class HttpSender implements AutoCloseable {
                 connector));
         client.setExecutor(threads);
         client.setConnectTimeout(connectTimeout.toMillis());
+        client.setMaxConnectionsPerDestination(maxConnectionsPerHost);
+        client.setMaxRequestsQueuedPerDestination(maxConnectionsPerHost * 16);
         client.setFollowRedirects(false);
         client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "changestream"));
         client.getContentDecoderFactories().clear(); // no Accept-Encoding: bodies are read for the reason only

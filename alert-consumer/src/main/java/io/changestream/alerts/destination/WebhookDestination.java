@@ -16,6 +16,9 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -56,11 +59,17 @@ public final class WebhookDestination implements Destination {
 
     @Override
     public DeliveryResult deliver(DeliveryRequest request) {
+        return HttpSender.await(deliverAsync(request, Runnable::run));
+    }
+
+    /** Sends over the asynchronous HTTP client; {@code blocking} is not used. */
+    @Override
+    public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
         WebhookConfig config;
         try {
             config = WebhookConfig.parse(request.destination().config());
         } catch (DestinationConfigException e) {
-            return DeliveryResult.permanent(e.getMessage());
+            return CompletableFuture.completedFuture(DeliveryResult.permanent(e.getMessage()));
         }
         byte[] body;
         try {
@@ -70,7 +79,8 @@ public final class WebhookDestination implements Destination {
             json.put("subscriptionName", request.subscription().name());
             body = mapper.writeValueAsBytes(json);
         } catch (JsonProcessingException | IllegalArgumentException e) {
-            return DeliveryResult.permanent("cannot serialize the event: " + e.getMessage());
+            return CompletableFuture.completedFuture(
+                    DeliveryResult.permanent("cannot serialize the event: " + e.getMessage()));
         }
         Map<String, String> headers = new LinkedHashMap<>(config.headers());
         headers.put("Content-Type", "application/json");
@@ -83,7 +93,7 @@ public final class WebhookDestination implements Destination {
             headers.putAll(StandardWebhookSigner.headers(config.standardKey(),
                     StandardWebhookSigner.messageId(request.idempotencyKey()), clock.instant().getEpochSecond(), body));
         }
-        return sender.send(outbound(request.destination(), config, headers, body));
+        return sender.sendAsync(outbound(request.destination(), config, headers, body));
     }
 
     /** The request for a destination: its endpoint and method, connect = timeout, read = readTimeout. */

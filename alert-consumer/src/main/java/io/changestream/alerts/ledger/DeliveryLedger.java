@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -69,6 +70,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryLedger.class);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final long MAX_RETRY_DELAY_MILLIS = 5_000;
+    private static final int ACK_THREADS = 2;
 
     private final LedgerSettings settings;
     private final Producer<String, String> producer;
@@ -78,6 +80,8 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private final Map<TopicPartition, LedgerWindow> windows = new ConcurrentHashMap<>();
     private final Map<String, Counter> writes = new ConcurrentHashMap<>();
     private final ExecutorService rebuilder;
+    /** Runs what follows a ledger ack, off the producer's I/O thread. */
+    private final ExecutorService acks;
     private final Timer writeTimer;
     private final Timer rebuildTimer;
     private final Counter hits;
@@ -107,6 +111,12 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         AtomicInteger threads = new AtomicInteger();
         this.rebuilder = Executors.newFixedThreadPool(settings.rebuildThreads(), r -> {
             Thread t = new Thread(r, "cs-ledger-rebuild-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        AtomicInteger ackThreads = new AtomicInteger();
+        this.acks = Executors.newFixedThreadPool(ACK_THREADS, r -> {
+            Thread t = new Thread(r, "cs-ledger-ack-" + ackThreads.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -155,7 +165,17 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public void record(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                        String status, int attempts) {
-        write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status, attempts,
+        await(recordAsync(source, sourceOffset, subscriptionId, eventId, status, attempts));
+    }
+
+    /**
+     * {@link #record} without waiting: the stage completes from the producer's ack callback, after the record was
+     * added to the window, or fails with a {@link LedgerException} (not acked within
+     * {@link LedgerSettings#ackTimeout()}).
+     */
+    public CompletableFuture<Void> recordAsync(TopicPartition source, long sourceOffset, String subscriptionId,
+                                               String eventId, String status, int attempts) {
+        return write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status, attempts,
                 clock.millis(), source.topic(), source.partition(), sourceOffset));
     }
 
@@ -167,30 +187,81 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public void recordGroup(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                             String groupKey, String status) {
-        write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey, status, 0,
+        await(recordGroupAsync(source, sourceOffset, subscriptionId, eventId, groupKey, status));
+    }
+
+    /** {@link #recordGroup} without waiting, like {@link #recordAsync}. */
+    public CompletableFuture<Void> recordGroupAsync(TopicPartition source, long sourceOffset, String subscriptionId,
+                                                    String eventId, String groupKey, String status) {
+        return write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey, status, 0,
                 clock.millis(), source.topic(), source.partition(), sourceOffset));
     }
 
-    private void write(TopicPartition source, DeliveryRecord value) {
+    private static void await(CompletableFuture<Void> written) {
+        try {
+            written.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof LedgerException l ? l : new LedgerException(String.valueOf(e.getCause()),
+                    e.getCause());
+        }
+    }
+
+    private CompletableFuture<Void> write(TopicPartition source, DeliveryRecord value) {
         long started = System.nanoTime();
         String key = LedgerRecords.keyOf(value);
+        CompletableFuture<Void> acked = new CompletableFuture<>();
         try {
             producer.send(new ProducerRecord<>(settings.topic(), ledgerPartition(source.partition()), key,
-                    serde.toJson(value))).get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LedgerException("interrupted while writing the ledger record " + key, e);
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            throw new LedgerException("ledger record " + key + " not acked within "
-                    + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
+                    serde.toJson(value)), (metadata, error) -> {
+                        if (error != null) {
+                            acked.completeExceptionally(error);
+                        } else {
+                            acked.complete(null);
+                        }
+                    });
+        } catch (RuntimeException e) {
+            acked.completeExceptionally(e);
         }
-        writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-        writes.computeIfAbsent(value.status(), s -> Counter.builder("changestream.alert.ledger.writes")
-                .description("Ledger records acked, by status").tag("status", s).register(meters)).increment();
+        // continued off the producer's I/O thread: what follows an ack may send again (and block on a full buffer)
+        return acked.orTimeout(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS).handleAsync((ok, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+                throw new LedgerException("ledger record " + key + " not acked within "
+                        + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + cause, cause);
+            }
+            writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            writes.computeIfAbsent(value.status(), s -> Counter.builder("changestream.alert.ledger.writes")
+                    .description("Ledger records acked, by status").tag("status", s).register(meters)).increment();
+            LedgerWindow window = windows.get(source);
+            if (window != null) {
+                window.apply(value, true, budget(), horizonStart());
+            }
+            return null;
+        }, acks);
+    }
+
+    /**
+     * {@link #known} without waiting for a window being rebuilt: completes at once when the window is ready (or the
+     * partition not owned), else when its rebuild ends, failing with a {@link LedgerException} at the deadline.
+     */
+    public CompletableFuture<Known> knownAsync(TopicPartition source, String subscriptionId, String eventId) {
         LedgerWindow window = windows.get(source);
-        if (window != null) {
-            window.apply(value, true, budget(), horizonStart());
+        if (window == null || window.ready.isDone()) {
+            try {
+                return CompletableFuture.completedFuture(known(source, subscriptionId, eventId));
+            } catch (LedgerException e) {
+                return CompletableFuture.failedFuture(e);
+            }
         }
+        long wait = Math.max(1, window.deadline - clock.millis());
+        return window.ready.copy().orTimeout(wait, TimeUnit.MILLISECONDS).handle((ok, error) -> {
+            if (error != null) {
+                throw new LedgerException("ledger window of " + source + " not rebuilt by its deadline "
+                        + "(ledger.rebuildTimeout " + settings.rebuildTimeout() + "): the event is held and retried",
+                        error);
+            }
+            return known(source, subscriptionId, eventId);
+        });
     }
 
     /**
@@ -414,6 +485,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             return;
         }
         windows.values().forEach(w -> w.released = true);
+        acks.shutdown();
         rebuilder.shutdown();
         try {
             if (!rebuilder.awaitTermination(settings.rebuildTimeout().toMillis(), TimeUnit.MILLISECONDS)) {

@@ -7,12 +7,12 @@ import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.lineage.RunEvents;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.ledger.LedgerRecords;
+import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.Event;
 import io.changestream.runtime.Failure;
 import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.Outcome;
 import io.changestream.runtime.PartitionListener;
-import io.changestream.runtime.Processor;
 import io.changestream.runtime.RetriableException;
 import io.changestream.alerts.subscription.ActiveSubscription;
 import io.changestream.topics.model.ChangeEvent;
@@ -27,11 +27,16 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
@@ -68,7 +73,7 @@ import org.slf4j.LoggerFactory;
  * lane only, so its progress needs no lock beyond the map that holds it). The per-event progress of events in flight
  * is dropped when their partition is released ({@link PartitionListener}).
  */
-public final class AlertProcessor implements Processor<String, String>, FailureHandler<String, String>,
+public final class AlertProcessor implements AsyncProcessor<String, String>, FailureHandler<String, String>,
         PartitionListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(AlertProcessor.class);
@@ -84,6 +89,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
     public static final String DELIVERY_FIELD = "delivery";
     /** The value of {@value #DELIVERY_FIELD} for at-most-once. */
     public static final String AT_MOST_ONCE = "atMostOnce";
+    /** MDC key of the record being processed, as the runtime names it: {@code topic-partition@offset}. */
+    static final String RECORD_MDC = "record";
     /** The subscription id of dead letters of malformed source records (they belong to no subscription). */
     public static final String MALFORMED_SUBSCRIPTION = "-";
 
@@ -121,118 +128,202 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
     }
 
     @Override
-    public Outcome process(Event<String, String> event) {
+    public CompletionStage<Outcome> process(Event<String, String> event) {
         if (event.value() == null) {
-            return Outcome.success();
+            return CompletableFuture.completedFuture(Outcome.success());
         }
         Notice notice;
         try {
             notice = read(event);
         } catch (RuntimeException e) {
-            deadLetterMalformed(event, e);
-            return Outcome.success();
+            return deadLetterMalformed(event, e).thenApply(v -> Outcome.success());
         }
-        org.slf4j.MDC.put("eventId", notice.eventId()); // cleared by the runtime after the record (decision 1505)
+        // the record's log context (decision 1505), carried to the threads that complete its deliveries and cleared
+        // from the lane thread when this returns
+        org.slf4j.MDC.put(RECORD_MDC, event.coordinates());
+        org.slf4j.MDC.put("eventId", notice.eventId());
         TopicPartition tp = new TopicPartition(event.topic(), event.partition());
         Releases.Call call = releases.enter(tp);
+        CompletableFuture<Outcome> outcome;
         try {
-            return deliver(event, notice, tp, call);
+            outcome = deliver(event, notice, tp, call);
+        } catch (RuntimeException e) {
+            outcome = CompletableFuture.failedFuture(e);
         } finally {
-            call.close();
+            org.slf4j.MDC.clear();
         }
+        call.closeWhen(outcome); // also cancels its requests when the runtime cancels the stage (timeout)
+        return outcome;
     }
 
-    private Outcome deliver(Event<String, String> event, Notice notice, TopicPartition tp, Releases.Call call) {
+    /**
+     * Starts the event's pairs at once (each pair's destination groups at once too) and completes when every pair
+     * has finished this attempt: success when all settled, else a retry after the longest {@code Retry-After} a
+     * receiver asked for (or the runtime's backoff). A pair whose ledger or DLQ write was not acked fails the stage
+     * (retriable) once the other pairs finished.
+     */
+    private CompletableFuture<Outcome> deliver(Event<String, String> event, Notice notice, TopicPartition tp,
+                                               Releases.Call call) {
         EventProgress progress = inFlight.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
                 .computeIfAbsent(event.offset(), k -> new EventProgress());
         if (progress.trace == null) { // the record's trace, or a new one when it has none; kept across attempts
             org.apache.kafka.common.header.Header header = event.headers().lastHeader(TraceContext.HEADER);
             progress.trace = TraceContext.continueOrStart(header == null ? null : header.value());
         }
-        org.slf4j.MDC.put("traceId", progress.trace.traceId()); // cleared by the runtime, like eventId
+        org.slf4j.MDC.put("traceId", progress.trace.traceId()); // cleared when process returns, like eventId
         boolean replay = isReplay(event);
-        Duration retryAfter = null;
-        String retryReason = null;
+        RetryAsk retry = new RetryAsk();
+        List<CompletableFuture<Void>> pairs = new ArrayList<>();
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
-            org.slf4j.MDC.put("subscriptionId", sub.id());
-            EventProgress.Pair pair = progress.pairs.get(sub.id());
-            if (pair != null && pair.settled) {
+            EventProgress.Pair known = progress.pairs.get(sub.id());
+            if (known != null && known.settled) {
                 continue;
             }
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
             if (groups.isEmpty()) {
                 continue;
             }
-            if (pair == null) {
-                pair = start(tp, notice, active, groups, replay);
-                progress.pairs.put(sub.id(), pair);
-                if (pair.settled) {
-                    continue;
+            org.slf4j.MDC.put("subscriptionId", sub.id());
+            LogContext log = LogContext.capture();
+            CompletableFuture<EventProgress.Pair> started = known != null ? CompletableFuture.completedFuture(known)
+                    : start(tp, notice, active, groups, replay).thenApply(pair -> {
+                        progress.pairs.put(sub.id(), pair);
+                        return pair;
+                    });
+            pairs.add(started.thenCompose(pair -> pair.settled ? CompletableFuture.completedFuture(null)
+                    : deliverPair(new PairAttempt(tp, event, notice, sub, groups, pair, progress.trace, call, retry,
+                    log))));
+        }
+        return CompletableFuture.allOf(pairs.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            if (retry.reason != null) {
+                if (retry.after != null) {
+                    return Outcome.retryAfter(retry.after, retry.reason);
                 }
+                throw new RetriableException(retry.reason);
             }
-            pair.attempts++;
-            boolean sent = false; // an attempt held back entirely by rate limits is not counted against retries
-            boolean held = false;
-            for (DestinationGroup group : groups) {
-                if (pair.done.contains(group.key())) {
-                    continue;
-                }
-                call.requireOwned();
-                if (atMostOnce(group) && pair.attempted.add(group.key())) {
-                    ledger.recordGroup(tp, event.offset(), sub.id(), notice.eventId(), group.key(),
-                            LedgerRecords.ATTEMPTING);
-                }
-                DeliveryResult result = destinations.deliver(notice.request(sub, group.destination(), pair.attempts,
-                        progress.trace));
-                LOG.debug("{} of subscription {} to {}: {}", notice.eventId(), sub.id(), group.key(), result.outcome());
-                sent |= !result.throttled();
-                held |= result.throttled();
-                switch (result.outcome()) {
-                    case DELIVERED -> {
-                        pair.done.add(group.key());
-                        group.memberIds().forEach(id -> observer.delivered(sub.id(), id));
-                        if (pair.done.size() < groups.size()) {
-                            // progress per destination group: a crash before the pair settles re-sends only the rest
-                            ledger.recordGroup(tp, event.offset(), sub.id(), notice.eventId(), group.key(),
-                                    DeliveryRecord.DELIVERED);
-                        }
-                    }
-                    case PERMANENT -> deadLetter(pair, group, sub, notice, result.reason(), false);
-                    case RETRY -> {
-                        if (!result.throttled() && pair.attempts > sub.retries()) {
-                            deadLetter(pair, group, sub, notice, "retries exhausted (" + sub.retries()
-                                    + "): " + result.reason(), true);
-                        } else {
-                            Duration wait = result.retryAfter() != null ? result.retryAfter()
-                                    : settings.backoffAfter(event.attempt());
-                            group.memberIds().forEach(id -> observer.failed(sub.id(), id, result.reason(),
-                                    clock.instant().plus(wait)));
-                            if (result.retryAfter() != null
-                                    && (retryAfter == null || result.retryAfter().compareTo(retryAfter) > 0)) {
-                                retryAfter = result.retryAfter();
-                            }
-                            retryReason = result.reason();
-                        }
-                    }
-                }
+            forget(tp, event.offset());
+            return Outcome.success();
+        });
+    }
+
+    /** One attempt of one (event, subscription) pair: what its groups' deliveries and results need. */
+    private record PairAttempt(TopicPartition tp, Event<String, String> event, Notice notice, EventSubscription sub,
+                               List<DestinationGroup> groups, EventProgress.Pair pair, TraceContext trace,
+                               Releases.Call call, RetryAsk retry, LogContext log) {
+    }
+
+    /**
+     * The attempt of one pair: every group not done yet is delivered at once ({@link #deliverGroup}), each result
+     * handled as it comes ({@link #onGroupResult}); when all are handled, an attempt held back entirely by rate
+     * limits is not counted, and a pair with every group done is settled in the ledger.
+     */
+    private CompletableFuture<Void> deliverPair(PairAttempt at) {
+        EventProgress.Pair pair = at.pair();
+        pair.attempts++;
+        List<CompletableFuture<DeliveryResult>> sends = new ArrayList<>();
+        for (DestinationGroup group : at.groups()) {
+            if (pair.done.contains(group.key())) {
+                continue;
             }
-            if (held && !sent) {
-                pair.attempts--; // nothing went out: every group waited for its slot
+            sends.add(deliverGroup(at, group)
+                    .thenCompose(result -> onGroupResult(at, group, result).thenApply(v -> result)));
+        }
+        return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            // an attempt held back entirely by rate limits (every group waited for its slot) is not counted
+            boolean sent = sends.stream().anyMatch(f -> !f.join().throttled());
+            if (!sends.isEmpty() && !sent) {
+                pair.attempts--;
             }
             Set<String> done = pair.done;
-            if (groups.stream().allMatch(g -> done.contains(g.key()))) {
-                settle(tp, event, notice, sub.id(), pair);
-            }
+            return at.groups().stream().allMatch(g -> done.contains(g.key()))
+                    ? settle(at.tp(), at.event(), at.notice(), at.sub().id(), pair)
+                    : CompletableFuture.completedFuture(null);
+        });
+    }
+
+    /**
+     * Delivers the event to one destination group of a pair, without blocking: an at-most-once group's
+     * {@link LedgerRecords#ATTEMPTING} record is acked first; then the registry's asynchronous send (rate limit,
+     * concurrency limit per destination, circuit breaker). A request cancelled by a release is a RETRY.
+     */
+    private CompletableFuture<DeliveryResult> deliverGroup(PairAttempt at, DestinationGroup group) {
+        try {
+            at.call().requireOwned();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        if (retryReason != null) {
-            if (retryAfter != null) {
-                return Outcome.retryAfter(retryAfter, retryReason);
+        EventProgress.Pair pair = at.pair();
+        CompletableFuture<Void> before = atMostOnce(group) && pair.attempted.add(group.key())
+                ? ledger.recordGroupAsync(at.tp(), at.event().offset(), at.sub().id(), at.notice().eventId(),
+                        group.key(), LedgerRecords.ATTEMPTING)
+                : CompletableFuture.completedFuture(null);
+        int attempt = pair.attempts;
+        return before.thenCompose(v -> at.call().track(destinations.deliverAsync(at.notice().request(at.sub(),
+                        group.destination(), attempt, at.trace()))))
+                .exceptionally(e -> {
+                    if (unwrap(e) instanceof CancellationException) {
+                        return DeliveryResult.retry(null, "cancelled: partition released");
+                    }
+                    throw e instanceof CompletionException c ? c : new CompletionException(e);
+                });
+    }
+
+    /**
+     * What one group's result means for its pair: delivered → done (its progress recorded in the ledger while
+     * other groups of the pair are not done); permanent → DLQ (SUBSCRIBER); retry → DLQ when the subscription's
+     * retries are exhausted (a throttled attempt never counts), else the event asks to be retried.
+     */
+    private CompletableFuture<Void> onGroupResult(PairAttempt at, DestinationGroup group, DeliveryResult result) {
+        EventSubscription sub = at.sub();
+        EventProgress.Pair pair = at.pair();
+        at.log().run(() -> LOG.debug("{} of subscription {} to {}: {}", at.notice().eventId(), sub.id(), group.key(),
+                result.outcome()));
+        switch (result.outcome()) {
+            case DELIVERED -> {
+                pair.done.add(group.key());
+                group.memberIds().forEach(id -> observer.delivered(sub.id(), id));
+                if (pair.done.size() < at.groups().size()) {
+                    // progress per destination group: a crash before the pair settles re-sends only the rest
+                    return ledger.recordGroupAsync(at.tp(), at.event().offset(), sub.id(), at.notice().eventId(),
+                            group.key(), DeliveryRecord.DELIVERED);
+                }
+                return CompletableFuture.completedFuture(null);
             }
-            throw new RetriableException(retryReason);
+            case PERMANENT -> {
+                return deadLetter(pair, group, sub, at.notice(), result.reason(), false);
+            }
+            case RETRY -> {
+                if (!result.throttled() && pair.attempts > sub.retries()) {
+                    return deadLetter(pair, group, sub, at.notice(), "retries exhausted (" + sub.retries() + "): "
+                            + result.reason(), true);
+                }
+                Duration wait = result.retryAfter() != null ? result.retryAfter()
+                        : settings.backoffAfter(at.event().attempt());
+                group.memberIds().forEach(id -> observer.failed(sub.id(), id, result.reason(),
+                        clock.instant().plus(wait)));
+                at.retry().ask(result.retryAfter(), result.reason());
+                return CompletableFuture.completedFuture(null);
+            }
+            default -> throw new IllegalStateException("unknown outcome " + result.outcome());
         }
-        forget(tp, event.offset());
-        return Outcome.success();
+    }
+
+    /** What the pairs of one attempt ask of the runtime: the longest receiver's wait and the last reason. */
+    private static final class RetryAsk {
+        private Duration after;
+        private String reason;
+
+        synchronized void ask(Duration retryAfter, String why) {
+            if (retryAfter != null && (after == null || retryAfter.compareTo(after) > 0)) {
+                after = retryAfter;
+            }
+            reason = why;
+        }
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     /**
@@ -241,34 +332,38 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
      * groups the ledger knows as delivered are done, and an at-most-once group attempted before (by a process that
      * then crashed) is reported, not sent again.
      */
-    private EventProgress.Pair start(TopicPartition tp, Notice notice, ActiveSubscription active,
-                                     List<DestinationGroup> groups, boolean replay) {
+    private CompletableFuture<EventProgress.Pair> start(TopicPartition tp, Notice notice, ActiveSubscription active,
+                                                       List<DestinationGroup> groups, boolean replay) {
         EventSubscription sub = active.subscription();
-        DeliveryLedger.Known known = ledger.known(tp, sub.id(), notice.eventId());
-        Optional<String> status = known.status();
-        if (status.isPresent() && (!replay || DeliveryRecord.DELIVERED.equals(status.get()))) {
-            return EventProgress.Pair.SETTLED;
-        }
-        Match match = match(notice, active);
-        if (match == Match.NOT_WANTED) {
-            return EventProgress.Pair.SETTLED;
-        }
-        EventProgress.Pair pair = new EventProgress.Pair();
-        if (match == Match.DEAD_LETTERED) {
-            // the DLQ has it; the ledger record follows in settle(), retried without writing the DLQ again
-            groups.forEach(g -> pair.done.add(g.key()));
-            pair.deadLettered = true;
-            return pair;
-        }
-        for (DestinationGroup group : groups) {
-            if (known.deliveredGroups().contains(group.key())) {
-                pair.done.add(group.key());
-            } else if (!replay && known.attemptedGroups().contains(group.key()) && atMostOnce(group)) {
-                unknownOutcome.increment();
-                deadLetter(pair, group, sub, notice, UNKNOWN_OUTCOME, false);
+        return ledger.knownAsync(tp, sub.id(), notice.eventId()).thenCompose(known -> {
+            Optional<String> status = known.status();
+            if (status.isPresent() && (!replay || DeliveryRecord.DELIVERED.equals(status.get()))) {
+                return CompletableFuture.completedFuture(EventProgress.Pair.SETTLED);
             }
-        }
-        return pair;
+            Verdict verdict = match(notice, active);
+            if (verdict.match() == Match.NOT_WANTED) {
+                return CompletableFuture.completedFuture(EventProgress.Pair.SETTLED);
+            }
+            EventProgress.Pair pair = new EventProgress.Pair();
+            if (verdict.match() == Match.DEAD_LETTERED) {
+                return deadLetterFilterFailure(notice, active, verdict.error()).thenApply(v -> {
+                    // the DLQ has it; the ledger record follows in settle(), retried without writing the DLQ again
+                    groups.forEach(g -> pair.done.add(g.key()));
+                    pair.deadLettered = true;
+                    return pair;
+                });
+            }
+            List<CompletableFuture<Void>> reported = new ArrayList<>();
+            for (DestinationGroup group : groups) {
+                if (known.deliveredGroups().contains(group.key())) {
+                    pair.done.add(group.key());
+                } else if (!replay && known.attemptedGroups().contains(group.key()) && atMostOnce(group)) {
+                    unknownOutcome.increment();
+                    reported.add(deadLetter(pair, group, sub, notice, UNKNOWN_OUTCOME, false));
+                }
+            }
+            return CompletableFuture.allOf(reported.toArray(CompletableFuture[]::new)).thenApply(v -> pair);
+        });
     }
 
     /** Whether a destination group is sent at most once: its {@code config.delivery}, else the service default. */
@@ -294,42 +389,54 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         DEAD_LETTERED
     }
 
-    /** Whether the subscription wants the notice; an evaluation error dead-letters the pair (PUBLISHER). */
-    private Match match(Notice notice, ActiveSubscription active) {
+    /** What the filter said and, when it failed, why. */
+    private record Verdict(Match match, String error) {
+    }
+
+    /** Whether the subscription wants the notice; an evaluation error is {@link Match#DEAD_LETTERED}. */
+    private Verdict match(Notice notice, ActiveSubscription active) {
         try {
-            return active.matches(notice.isRunStatus() ? RunEvents.filterable(notice.run()) : notice.change())
-                    ? Match.WANTED : Match.NOT_WANTED;
+            return new Verdict(active.matches(notice.isRunStatus() ? RunEvents.filterable(notice.run())
+                    : notice.change()) ? Match.WANTED : Match.NOT_WANTED, null);
         } catch (RuntimeException e) {
-            EventSubscription sub = active.subscription();
-            String reason = "filter evaluation failed: " + e.getMessage();
-            deadLetters.write(new FailedEvent(sub.id(), notice.asChangeEvent(), reason, FailureSource.PUBLISHER,
-                    sub.retries(), 0, clock.millis(), null));
-            DestinationGroup.of(sub, false).forEach(g -> g.memberIds()
-                    .forEach(id -> observer.deadLettered(sub.id(), id, reason, false)));
-            return Match.DEAD_LETTERED;
+            return new Verdict(Match.DEAD_LETTERED, "filter evaluation failed: " + e.getMessage());
         }
     }
 
-    private void deadLetter(EventProgress.Pair pair, DestinationGroup group, EventSubscription sub, Notice notice,
-                            String reason, boolean exhausted) {
+    /** Dead-letters a pair whose filter failed (PUBLISHER), with the evaluation error as the reason. */
+    private CompletableFuture<Void> deadLetterFilterFailure(Notice notice, ActiveSubscription active, String reason) {
+        EventSubscription sub = active.subscription();
+        return deadLetters.writeAsync(new FailedEvent(sub.id(), notice.asChangeEvent(), reason,
+                FailureSource.PUBLISHER, sub.retries(), 0, clock.millis(), null)).thenRun(() -> DestinationGroup
+                .of(sub, false).forEach(g -> g.memberIds()
+                        .forEach(id -> observer.deadLettered(sub.id(), id, reason, false))));
+    }
+
+    private CompletableFuture<Void> deadLetter(EventProgress.Pair pair, DestinationGroup group,
+                                               EventSubscription sub, Notice notice, String reason,
+                                               boolean exhausted) {
         int retriesLeft = exhausted ? 0 : Math.max(0, sub.retries() - (pair.attempts - 1));
-        deadLetters.write(new FailedEvent(sub.id(), notice.asChangeEvent(), reason, FailureSource.SUBSCRIBER,
-                retriesLeft, pair.attempts, clock.millis(), group.memberIds().get(0)));
-        pair.done.add(group.key());
-        pair.deadLettered = true;
-        group.memberIds().forEach(id -> observer.deadLettered(sub.id(), id, reason, exhausted));
+        return deadLetters.writeAsync(new FailedEvent(sub.id(), notice.asChangeEvent(), reason,
+                FailureSource.SUBSCRIBER, retriesLeft, pair.attempts, clock.millis(), group.memberIds().get(0)))
+                .thenRun(() -> {
+                    pair.done.add(group.key());
+                    pair.deadLettered = true;
+                    group.memberIds().forEach(id -> observer.deadLettered(sub.id(), id, reason, exhausted));
+                });
     }
 
-    private void settle(TopicPartition tp, Event<String, String> event, Notice notice, String subscriptionId,
-                        EventProgress.Pair pair) {
-        ledger.record(tp, event.offset(), subscriptionId, notice.eventId(),
-                pair.deadLettered ? DeliveryRecord.DEAD_LETTERED : DeliveryRecord.DELIVERED, pair.attempts);
-        pair.settled = true;
-        if (pair.deadLettered) {
-            summary.deadLettered(subscriptionId);
-        } else {
-            summary.delivered(subscriptionId, notice.eventId());
-        }
+    private CompletableFuture<Void> settle(TopicPartition tp, Event<String, String> event, Notice notice,
+                                           String subscriptionId, EventProgress.Pair pair) {
+        return ledger.recordAsync(tp, event.offset(), subscriptionId, notice.eventId(),
+                pair.deadLettered ? DeliveryRecord.DEAD_LETTERED : DeliveryRecord.DELIVERED, pair.attempts)
+                .thenRun(() -> {
+                    pair.settled = true;
+                    if (pair.deadLettered) {
+                        summary.deadLettered(subscriptionId);
+                    } else {
+                        summary.delivered(subscriptionId, notice.eventId());
+                    }
+                });
     }
 
     /**
@@ -348,28 +455,41 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         EventProgress progress = inFlight.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
                 .computeIfAbsent(event.offset(), k -> new EventProgress());
         String reason = failure.kind() + ": " + failure.reason();
+        List<CompletableFuture<Void>> pairs = new ArrayList<>();
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
             org.slf4j.MDC.put("subscriptionId", sub.id());
-            EventProgress.Pair pair = progress.pairs.get(sub.id());
+            EventProgress.Pair known = progress.pairs.get(sub.id());
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
-            if ((pair != null && pair.settled) || groups.isEmpty()) {
+            if ((known != null && known.settled) || groups.isEmpty()) {
                 continue;
             }
-            if (pair == null) {
-                pair = start(tp, notice, active, groups, isReplay(event));
-                progress.pairs.put(sub.id(), pair);
+            CompletableFuture<EventProgress.Pair> started = known != null ? CompletableFuture.completedFuture(known)
+                    : start(tp, notice, active, groups, isReplay(event)).thenApply(pair -> {
+                        progress.pairs.put(sub.id(), pair);
+                        if (!pair.settled) {
+                            pair.attempts = failure.attempts();
+                        }
+                        return pair;
+                    });
+            pairs.add(started.thenCompose(pair -> {
                 if (pair.settled) {
-                    continue;
+                    return CompletableFuture.completedFuture(null);
                 }
-                pair.attempts = failure.attempts();
-            }
-            for (DestinationGroup group : groups) {
-                if (!pair.done.contains(group.key())) {
-                    deadLetter(pair, group, sub, notice, reason, true);
+                List<CompletableFuture<Void>> letters = new ArrayList<>();
+                for (DestinationGroup group : groups) {
+                    if (!pair.done.contains(group.key())) {
+                        letters.add(deadLetter(pair, group, sub, notice, reason, true));
+                    }
                 }
-            }
-            settle(tp, event, notice, sub.id(), pair);
+                return CompletableFuture.allOf(letters.toArray(CompletableFuture[]::new))
+                        .thenCompose(v -> settle(tp, event, notice, sub.id(), pair));
+            }));
+        }
+        try { // a final failure is rare: the lane waits for its DLQ and ledger acks here
+            CompletableFuture.allOf(pairs.toArray(CompletableFuture[]::new)).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
         }
         forget(tp, event.offset());
     }
@@ -411,7 +531,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
      * {@link FailedEvent} of subscription {@value #MALFORMED_SUBSCRIPTION} (event type {@code malformed}, id
      * {@code malformed/<topic>/<partition>/<offset>}, source PUBLISHER).
      */
-    private void deadLetterMalformed(Event<String, String> event, RuntimeException error) {
+    private CompletableFuture<Void> deadLetterMalformed(Event<String, String> event, RuntimeException error) {
         String raw = event.value();
         boolean truncated = raw.length() > settings.malformedMaxChars();
         ObjectNode entity = Json.mapper().createObjectNode()
@@ -424,11 +544,10 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 + event.offset(), "malformed", "unknown", event.key() == null || event.key().isBlank() ? "unknown"
                 : event.key(), null, null, null, null, null, null, clock.millis(),
                 null, entity, null);
-        deadLetters.write(new FailedEvent(MALFORMED_SUBSCRIPTION, placeholder, reason, FailureSource.PUBLISHER, 0, 0,
-                clock.millis(), null));
-        malformed.increment();
         LOG.warn("{} is not a readable event; dead-lettered with its raw value: {}", event.coordinates(),
                 error.getMessage());
+        return deadLetters.writeAsync(new FailedEvent(MALFORMED_SUBSCRIPTION, placeholder, reason,
+                FailureSource.PUBLISHER, 0, 0, clock.millis(), null)).thenRun(malformed::increment);
     }
 
     private void forget(TopicPartition tp, long offset) {

@@ -7,9 +7,11 @@ import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -25,6 +27,7 @@ public final class DeadLetterWriter {
     private final Duration ackTimeout;
     private final MeterRegistry meters;
     private final JsonSerde<FailedEvent> serde = Serdes.failedEvent();
+    private final Executor continueOn;
 
     /**
      * @param producer   producer (acks=all advised), owned by the caller
@@ -32,6 +35,13 @@ public final class DeadLetterWriter {
      */
     public DeadLetterWriter(String topic, Producer<String, String> producer, Duration ackTimeout,
                             MeterRegistry meters) {
+        this(topic, producer, ackTimeout, meters, ForkJoinPool.commonPool());
+    }
+
+    /** @param continueOn where what follows an ack runs (not the producer's I/O thread) */
+    public DeadLetterWriter(String topic, Producer<String, String> producer, Duration ackTimeout,
+                            MeterRegistry meters, Executor continueOn) {
+        this.continueOn = continueOn;
         this.topic = topic;
         this.producer = producer;
         this.ackTimeout = ackTimeout;
@@ -45,17 +55,38 @@ public final class DeadLetterWriter {
      */
     public void write(FailedEvent failed) {
         try {
-            producer.send(new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)))
-                    .get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RetriableException("interrupted while dead-lettering " + failed.key(), e);
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            throw new RetriableException("dead letter " + failed.key() + " not acked within " + ackTimeout.toMillis()
-                    + " ms: " + e, e);
+            writeAsync(failed).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RetriableException r ? r : new RetriableException(String.valueOf(e), e);
         }
-        Counter.builder("changestream.alert.dead.letters")
-                .description("Failed events written to the dead-letter topic, by failure source")
-                .tag("source", failed.source().name()).register(meters).increment();
+    }
+
+    /**
+     * Writes one failed event; the stage completes from the ack (continued on {@code continueOn}, never on the
+     * producer's I/O thread) or fails with a {@link RetriableException} when it was not acked in time.
+     */
+    public CompletableFuture<Void> writeAsync(FailedEvent failed) {
+        CompletableFuture<Void> acked = new CompletableFuture<>();
+        try {
+            producer.send(new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)), (metadata, error) -> {
+                if (error != null) {
+                    acked.completeExceptionally(error);
+                } else {
+                    acked.complete(null);
+                }
+            });
+        } catch (RuntimeException e) {
+            acked.completeExceptionally(e);
+        }
+        return acked.orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS).handleAsync((ok, error) -> {
+            if (error != null) {
+                throw new RetriableException("dead letter " + failed.key() + " not acked within "
+                        + ackTimeout.toMillis() + " ms: " + error, error);
+            }
+            Counter.builder("changestream.alert.dead.letters")
+                    .description("Failed events written to the dead-letter topic, by failure source")
+                    .tag("source", failed.source().name()).register(meters).increment();
+            return null;
+        }, continueOn);
     }
 }

@@ -6,10 +6,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.TopicPartition;
@@ -17,11 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which lane threads are delivering events of which partition, so that a release never hands a partition over while
- * one of its events is mid-delivery: {@link #release} marks the partitions released (no new delivery starts, see
- * {@link Call#requireOwned}), waits up to the release timeout for the running calls and interrupts (cancels) those
- * still running. Lane threads call {@link #enter}/{@link Call#close}; the consumer thread calls {@link #release}.
- * Meter: {@code changestream_alert_release_cancelled_total}.
+ * Which events of which partition are being delivered, so that a release never hands a partition over while one of
+ * its events is mid-delivery: {@link #release} marks the partitions released (no new delivery starts, see
+ * {@link Call#requireOwned}), waits up to the release timeout for the running calls and cancels the requests of
+ * those still running (an HTTP request is aborted; the pair is retried by the next owner). Lane threads call
+ * {@link #enter}; a call ends when its event's stage completes ({@link Call#closeWhen}), on any thread; the consumer
+ * thread calls {@link #release}. Meter: {@code changestream_alert_release_cancelled_total}.
  */
 final class Releases {
 
@@ -38,19 +39,19 @@ final class Releases {
         this.clock = clock;
         this.cancelled = Counter.builder("changestream.alert.release.cancelled")
                 .description("Deliveries still running when their partition was released after "
-                        + "pipeline.releaseTimeout, cancelled (interrupted)").register(meters);
+                        + "pipeline.releaseTimeout, cancelled").register(meters);
     }
 
-    /** The calls of one partition; its monitor guards the thread set and the interrupts. */
+    /** The running calls of one partition. */
     private static final class Calls {
-        final Set<Thread> threads = new HashSet<>();
+        final Set<Call> running = ConcurrentHashMap.newKeySet();
         volatile boolean released;
-        boolean cancelling;
     }
 
-    /** One lane thread's processing of one event of a partition. */
-    final class Call implements AutoCloseable {
+    /** The delivery of one event of a partition: its requests in flight. */
+    final class Call {
         private final Calls calls;
+        private final Set<CompletableFuture<?>> requests = ConcurrentHashMap.newKeySet();
 
         private Call(Calls calls) {
             this.calls = calls;
@@ -63,23 +64,39 @@ final class Releases {
             }
         }
 
-        @Override
-        public void close() {
-            synchronized (calls) {
-                calls.threads.remove(Thread.currentThread());
-                if (calls.cancelling) {
-                    Thread.interrupted(); // the cancel was meant for this call only, not for the lane
+        /** Keeps a request in flight cancellable by a release until it completes; returns it. */
+        <T> CompletableFuture<T> track(CompletableFuture<T> request) {
+            requests.add(request);
+            request.whenComplete((r, e) -> requests.remove(request));
+            return request;
+        }
+
+        /** Ends the call when its event's stage completes. */
+        void closeWhen(CompletableFuture<?> stage) {
+            stage.whenComplete((r, e) -> {
+                calls.running.remove(this);
+                if (stage.isCancelled()) {
+                    cancel();
+                }
+            });
+        }
+
+        private int cancel() {
+            int n = 0;
+            for (CompletableFuture<?> request : List.copyOf(requests)) {
+                if (request.cancel(true)) {
+                    n++;
                 }
             }
+            return n;
         }
     }
 
     Call enter(TopicPartition tp) {
         Calls calls = partitions.computeIfAbsent(tp, k -> new Calls());
-        synchronized (calls) {
-            calls.threads.add(Thread.currentThread());
-        }
-        return new Call(calls);
+        Call call = new Call(calls);
+        calls.running.add(call);
+        return call;
     }
 
     /** Marks the partitions released, waits for their running calls, cancels what is left. Consumer thread. */
@@ -87,26 +104,16 @@ final class Releases {
         List<Calls> gone = released.stream().map(partitions::remove).filter(c -> c != null).toList();
         gone.forEach(c -> c.released = true);
         long deadline = clock.millis() + timeout.toMillis();
-        while (gone.stream().anyMatch(Releases::busy)) {
+        while (gone.stream().anyMatch(c -> !c.running.isEmpty())) {
             if (clock.millis() >= deadline) {
-                for (Calls c : gone) {
-                    synchronized (c) {
-                        c.cancelling = true;
-                        c.threads.forEach(Thread::interrupt);
-                        cancelled.increment(c.threads.size());
-                    }
-                }
+                int n = gone.stream().flatMap(c -> List.copyOf(c.running).stream()).mapToInt(Call::cancel).sum();
+                cancelled.increment(n);
                 LOG.warn("deliveries of released partitions {} still running after {} (pipeline.releaseTimeout): "
-                        + "cancelled; the next owner may send them again (same Idempotency-Key)", released, timeout);
+                        + "{} cancelled; the next owner may send them again (same Idempotency-Key)", released,
+                        timeout, n);
                 return;
             }
             LockSupport.parkNanos(STEP_NANOS);
-        }
-    }
-
-    private static boolean busy(Calls c) {
-        synchronized (c) {
-            return !c.threads.isEmpty();
         }
     }
 }

@@ -6,6 +6,7 @@ import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
+import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
@@ -16,8 +17,8 @@ import io.changestream.alerts.subscription.SubscriptionService;
 import io.changestream.alerts.subscription.SubscriptionStore;
 import io.changestream.alerts.subscription.SubscriptionViewGate;
 import io.changestream.runtime.Outcome;
-import io.changestream.runtime.Processor;
 import io.changestream.topics.TopicCatalog;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -26,6 +27,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -78,16 +80,25 @@ public final class AlertService implements AutoCloseable {
     private void startParts(Clock clock) {
         TopicCatalog catalog = config.catalog();
         meters = ServiceMetrics.create();
+        meters.config().meterFilter(new KafkaMeterDescriptions());
         parts.push(meters::close);
         Map<String, Object> producerProps = new HashMap<>(config.kafka());
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-ledger");
+        // the ledger's own batching producer: every settled pair is one record, acked asynchronously (decision 1110)
+        Map<String, Object> ledgerProps = new HashMap<>(producerProps);
+        ledgerProps.put(ProducerConfig.LINGER_MS_CONFIG, (int) config.ledgerLinger().toMillis());
+        KafkaProducer<String, String> ledgerProducer = new KafkaProducer<>(ledgerProps, new StringSerializer(),
+                new StringSerializer());
+        parts.push(() -> ledgerProducer.close(config.runtime().closeTimeout()));
+        producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-dlq");
         KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps, new StringSerializer(),
                 new StringSerializer());
         parts.push(() -> producer.close(config.runtime().closeTimeout()));
-        DestinationRegistry destinations = new DestinationRegistry(config.destinations(), clock, meters, producer);
+        DestinationRegistry destinations = new DestinationRegistry(config.destinations(), config.delivery(), clock,
+                meters, producer);
         parts.push(destinations);
         store = SubscriptionStore.start(config.subscriptions(), config.filter(), clock);
         parts.push(store);
@@ -102,7 +113,7 @@ public final class AlertService implements AutoCloseable {
         });
         SubscriptionService subscriptions = new SubscriptionService(
                 new SubscriptionFactory(destinations, config.filter(), clock), store);
-        ledger = new DeliveryLedger(config.ledger(), producer, config.kafka(), meters, clock);
+        ledger = new DeliveryLedger(config.ledger(), ledgerProducer, config.kafka(), meters, clock);
         parts.push(ledger);
         processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger,
                 new DeadLetterWriter(catalog.alertDlq().name(), producer, config.ledger().ackTimeout(), meters),
@@ -125,18 +136,26 @@ public final class AlertService implements AutoCloseable {
         };
         SubscriptionViewGate gate = new SubscriptionViewGate(store, config.subscriptions().health().maxStaleness(),
                 clock, meters);
-        Processor<String, String> gated = event -> {
+        AsyncProcessor<String, String> gated = event -> {
             Optional<SubscriptionViewGate.Hold> hold = gate.hold();
-            return hold.isPresent() ? Outcome.deferUntil(hold.get().until(), hold.get().reason())
+            return hold.isPresent()
+                    ? CompletableFuture.completedFuture(Outcome.deferUntil(hold.get().until(), hold.get().reason()))
                     : processor.process(event);
         };
-        runtime = ConsumerRuntime.builder(config.runtime(), StringDeserializer::new, StringDeserializer::new, gated)
+        runtime = ConsumerRuntime.asyncBuilder(config.runtime(), StringDeserializer::new, StringDeserializer::new,
+                        gated)
                 .failureHandler(processor)
                 .partitionListener(both)
                 .meterRegistry(meters)
                 .clock(clock)
                 .build();
         parts.push(runtime);
+        // after the runtime's builder installed its Kafka meter naming on the registry
+        for (KafkaProducer<String, String> bound : java.util.List.of(ledgerProducer, producer)) {
+            KafkaClientMetrics metrics = new KafkaClientMetrics(bound);
+            metrics.bindTo(meters);
+            parts.push(metrics);
+        }
         runtime.start();
         LOG.info("alert service of group {} started: HTTP port {}, topics {}", config.groupId(), http.port(),
                 config.runtime().topics());

@@ -1,6 +1,7 @@
 package io.changestream.alerts.service;
 
 import io.changestream.alerts.destination.CircuitBreakerSettings;
+import io.changestream.alerts.destination.DeliveryConcurrency;
 import io.changestream.alerts.destination.DestinationSettings;
 import io.changestream.alerts.destination.HttpSettings;
 import io.changestream.alerts.destination.MessageSettings;
@@ -57,7 +58,9 @@ import java.util.function.Function;
  *       here], commitInterval, revokeTimeout, closeTimeout…) and {@code runtime.kafka.*} consumer properties</li>
  *   <li>{@code ledger.ackTimeout} [10 s], {@code ledger.dedupeHorizon} [24 h], {@code ledger.windowMaxBytes}
  *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
- *       {@code ledger.rebuildThreads} [4]</li>
+ *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [5 ms]</li>
+ *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [1000],
+ *       {@code delivery.maxConnectionsPerHost} [256], {@code delivery.blockingThreads} [16]</li>
  *   <li>{@code delivery.atMostOnceTypes} [none], {@code pipeline.releaseTimeout} [30 s; with
  *       {@code runtime.revokeTimeout} and {@code runtime.pollTimeout} below {@code max.poll.interval.ms}],
  *       {@code pipeline.malformedMaxChars} [65536]</li>
@@ -102,12 +105,15 @@ import java.util.function.Function;
  * @param subscriptions    the subscription store
  * @param status           the group-wide status view ({@code status.*})
  * @param filter           the filter compiler's and evaluator's bounds ({@code filter.*})
+ * @param delivery         concurrent requests per destination and the blocking pool ({@code delivery.*})
+ * @param ledgerLinger     how long the ledger's producer waits to batch records ({@code ledger.linger}, default
+ *                         5 ms; its acks end the events, so it bounds the added latency)
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  PipelineSettings pipeline, DestinationSettings destinations,
                                  SubscriptionStoreSettings subscriptions, StatusSettings status,
-                                 FilterSettings filter) {
+                                 FilterSettings filter, DeliveryConcurrency delivery, Duration ledgerLinger) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -136,6 +142,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("ledger.rebuildMaxRecords", "1000000", "newest ledger records one window rebuild reads"),
             new Setting("ledger.rebuildTimeout", "PT30S", "deadline of the rebuilds of one assignment"),
             new Setting("ledger.rebuildThreads", "4", "window rebuilds running at once"),
+            new Setting("ledger.linger", "PT0.005S", "the ledger producer's batching wait (linger.ms)"),
+            new Setting("delivery.maxConcurrentPerDestination", "32", "requests in flight to one destination; "
+                    + "more wait in its queue"),
+            new Setting("delivery.maxQueuedPerDestination", "1000", "requests waiting for one destination; one "
+                    + "more is retried later (not an attempt)"),
+            new Setting("delivery.maxConnectionsPerHost", "256", "pooled HTTP connections per scheme/host/port"),
+            new Setting("delivery.blockingThreads", "16", "threads sending e-mail and OpenLineage (blocking "
+                    + "clients)"),
             new Setting("delivery.atMostOnceTypes", "", "destination types sent at most once (e.g. Email,Slack)"),
             new Setting("pipeline.releaseTimeout", "PT30S", "wait for a released partition's running delivery"),
             new Setting("pipeline.malformedMaxChars", "65536", "raw value kept in a malformed record's dead letter"),
@@ -229,6 +243,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         Objects.requireNonNull(subscriptions, "subscriptions is required");
         Objects.requireNonNull(status, "status is required");
         Objects.requireNonNull(filter, "filter is required");
+        Objects.requireNonNull(delivery, "delivery is required");
+        Objects.requireNonNull(ledgerLinger, "ledger.linger is required");
+        if (ledgerLinger.isNegative() || ledgerLinger.toMillis() > 1_000) {
+            throw new IllegalArgumentException("ledger.linger must be between 0 and 1 s, was " + ledgerLinger);
+        }
     }
 
     /** The topic catalog of {@link #namespace()}. */
@@ -359,7 +378,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
                         FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
                         v.get("filter.maxPatternProgram", Integer::parseInt),
-                        v.get("filter.maxSubjectLength", Integer::parseInt))));
+                        v.get("filter.maxSubjectLength", Integer::parseInt))),
+                new DeliveryConcurrency(v.get("delivery.maxConcurrentPerDestination", Integer::parseInt),
+                        v.get("delivery.maxQueuedPerDestination", Integer::parseInt),
+                        v.get("delivery.maxConnectionsPerHost", Integer::parseInt),
+                        v.get("delivery.blockingThreads", Integer::parseInt)),
+                v.get("ledger.linger", Values::duration));
     }
 
     /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */

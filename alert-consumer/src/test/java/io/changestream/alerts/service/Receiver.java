@@ -26,7 +26,9 @@ final class Receiver implements AutoCloseable {
     }
 
     private final HttpServer server;
-    private final ExecutorService pool = Executors.newFixedThreadPool(32);
+    // one thread per request in flight, like separate receivers: a path that holds its requests (a black hole)
+    // must not starve the other paths, which stand for other endpoints (deliveries now run concurrently)
+    private final ExecutorService pool = Executors.newFixedThreadPool(256);
     private final List<Hit> hits = new CopyOnWriteArrayList<>();
     private final Map<String, Deque<Integer>> scripts = new ConcurrentHashMap<>();
     private final Map<String, Integer> defaults = new ConcurrentHashMap<>();

@@ -1,0 +1,37 @@
+package io.changestream.alerts.destination;
+
+/**
+ * How many delivery requests run at once, per destination and in total; immutable, validated here naming the
+ * setting ({@code delivery.*}).
+ *
+ * @param maxConcurrentPerDestination requests to one destination (by destination id) in flight at once
+ *                                    ({@code delivery.maxConcurrentPerDestination}, default 32); more wait in that
+ *                                    destination's queue, no lane thread waits
+ * @param maxQueuedPerDestination     requests waiting for one destination's slot ({@code
+ *                                    delivery.maxQueuedPerDestination}, default 1,000); one more is a throttled RETRY
+ *                                    (not an attempt), never dropped; also the queue bound of the blocking pool
+ * @param maxConnectionsPerHost       pooled HTTP connections per scheme/host/port ({@code
+ *                                    delivery.maxConnectionsPerHost}, default 256: ten destinations on one receiver
+ *                                    at their full concurrency share one pool)
+ * @param blockingThreads             threads of the pool that runs the destinations without an asynchronous client
+ *                                    (SMTP e-mail, OpenLineage) ({@code delivery.blockingThreads}, default 16)
+ */
+public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueuedPerDestination,
+                                  int maxConnectionsPerHost, int blockingThreads) {
+
+    /** The defaults. */
+    public static final DeliveryConcurrency DEFAULTS = new DeliveryConcurrency(32, 1_000, 256, 16);
+
+    public DeliveryConcurrency {
+        atLeast(maxConcurrentPerDestination, 1, "delivery.maxConcurrentPerDestination");
+        atLeast(maxQueuedPerDestination, 0, "delivery.maxQueuedPerDestination");
+        atLeast(maxConnectionsPerHost, 1, "delivery.maxConnectionsPerHost");
+        atLeast(blockingThreads, 1, "delivery.blockingThreads");
+    }
+
+    private static void atLeast(int value, int min, String name) {
+        if (value < min) {
+            throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
+        }
+    }
+}
