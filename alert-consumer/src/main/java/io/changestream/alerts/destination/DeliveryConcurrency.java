@@ -11,8 +11,9 @@ package io.changestream.alerts.destination;
  *                                    delivery.maxQueuedPerDestination}, default 1,000); one more is a throttled RETRY
  *                                    (not an attempt), never dropped; also the queue bound of the blocking pool
  * @param maxConnectionsPerHost       pooled HTTP connections per scheme/host/port ({@code
- *                                    delivery.maxConnectionsPerHost}, default 256: ten destinations on one receiver
- *                                    at their full concurrency share one pool)
+ *                                    delivery.maxConnectionsPerHost}, default 64: polite to one receiver; HTTP/1.1
+ *                                    carries one request per connection, so raise it when many destinations share
+ *                                    one host and need more than 64 requests in flight together)
  * @param blockingThreads             threads of the pool that runs the destinations without an asynchronous client
  *                                    (SMTP e-mail, OpenLineage) ({@code delivery.blockingThreads}, default 16)
  */
@@ -20,7 +21,7 @@ public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueued
                                   int maxConnectionsPerHost, int blockingThreads) {
 
     /** The defaults. */
-    public static final DeliveryConcurrency DEFAULTS = new DeliveryConcurrency(32, 1_000, 256, 16);
+    public static final DeliveryConcurrency DEFAULTS = new DeliveryConcurrency(32, 1_000, 64, 16);
 
     public DeliveryConcurrency {
         atLeast(maxConcurrentPerDestination, 1, "delivery.maxConcurrentPerDestination");

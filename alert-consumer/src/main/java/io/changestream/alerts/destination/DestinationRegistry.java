@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
@@ -152,6 +153,16 @@ public final class DestinationRegistry implements AutoCloseable {
      * the request.
      */
     public CompletableFuture<DeliveryResult> deliverAsync(DeliveryRequest request) {
+        return deliverAsync(request, () -> CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * {@link #deliverAsync(DeliveryRequest)} with a step that must complete before the request goes out, run only
+     * once the request holds its destination's slot (so a request waiting in the queue has not done it yet): the
+     * at-most-once ATTEMPTING record. A failed step fails the stage without sending.
+     */
+    public CompletableFuture<DeliveryResult> deliverAsync(DeliveryRequest request,
+                                                          Supplier<? extends CompletionStage<Void>> beforeSend) {
         SubscriptionType type = request.destination().type();
         CircuitBreakingDestination destination = destinations.get(type);
         if (destination == null) {
@@ -162,7 +173,13 @@ public final class DestinationRegistry implements AutoCloseable {
         if (throttled != null) {
             return CompletableFuture.completedFuture(throttled);
         }
-        return concurrency.submit(CircuitBreakingDestination.key(request), type, () -> {
+        return concurrency.submit(CircuitBreakingDestination.key(request), type, () -> beforeSend.get()
+                .thenCompose(v -> send(destination, request)));
+    }
+
+    private CompletionStage<DeliveryResult> send(CircuitBreakingDestination destination, DeliveryRequest request) {
+        SubscriptionType type = request.destination().type();
+        {
             Timer.Sample sample = Timer.start(meters);
             CompletionStage<DeliveryResult> sent;
             try {
@@ -181,7 +198,7 @@ public final class DestinationRegistry implements AutoCloseable {
                     count(type, result);
                 }
             });
-        });
+        }
     }
 
     /** A throttled result when the destination's rate limit holds the request back, else null. */

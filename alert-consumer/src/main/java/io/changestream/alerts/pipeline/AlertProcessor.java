@@ -254,13 +254,17 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             return CompletableFuture.failedFuture(e);
         }
         EventProgress.Pair pair = at.pair();
-        CompletableFuture<Void> before = atMostOnce(group) && pair.attempted.add(group.key())
-                ? ledger.recordGroupAsync(at.tp(), at.event().offset(), at.sub().id(), at.notice().eventId(),
-                        group.key(), LedgerRecords.ATTEMPTING)
-                : CompletableFuture.completedFuture(null);
         int attempt = pair.attempts;
-        return before.thenCompose(v -> at.call().track(destinations.deliverAsync(at.notice().request(at.sub(),
-                        group.destination(), attempt, at.trace()))))
+        // [seam] a Scheduled/grouped subscription's request would be handed to its collector here instead
+        return at.call().track(destinations.deliverAsync(at.notice().request(at.sub(), group.destination(), attempt,
+                        at.trace()), () -> {
+                    // holding the destination's slot: the partition may have been released while it waited
+                    at.call().requireOwned();
+                    return atMostOnce(group) && pair.attempted.add(group.key())
+                            ? ledger.recordGroupAsync(at.tp(), at.event().offset(), at.sub().id(),
+                                    at.notice().eventId(), group.key(), LedgerRecords.ATTEMPTING)
+                            : CompletableFuture.completedFuture(null);
+                }))
                 .exceptionally(e -> {
                     if (unwrap(e) instanceof CancellationException) {
                         return DeliveryResult.retry(null, "cancelled: partition released");

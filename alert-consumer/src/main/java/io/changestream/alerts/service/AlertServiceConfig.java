@@ -60,7 +60,7 @@ import java.util.function.Function;
  *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
  *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [5 ms]</li>
  *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [1000],
- *       {@code delivery.maxConnectionsPerHost} [256], {@code delivery.blockingThreads} [16]</li>
+ *       {@code delivery.maxConnectionsPerHost} [64], {@code delivery.blockingThreads} [16]</li>
  *   <li>{@code delivery.atMostOnceTypes} [none], {@code pipeline.releaseTimeout} [30 s; with
  *       {@code runtime.revokeTimeout} and {@code runtime.pollTimeout} below {@code max.poll.interval.ms}],
  *       {@code pipeline.malformedMaxChars} [65536]</li>
@@ -147,7 +147,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     + "more wait in its queue"),
             new Setting("delivery.maxQueuedPerDestination", "1000", "requests waiting for one destination; one "
                     + "more is retried later (not an attempt)"),
-            new Setting("delivery.maxConnectionsPerHost", "256", "pooled HTTP connections per scheme/host/port"),
+            new Setting("delivery.maxConnectionsPerHost", "64", "pooled HTTP connections per scheme/host/port"),
             new Setting("delivery.blockingThreads", "16", "threads sending e-mail and OpenLineage (blocking "
                     + "clients)"),
             new Setting("delivery.atMostOnceTypes", "", "destination types sent at most once (e.g. Email,Slack)"),

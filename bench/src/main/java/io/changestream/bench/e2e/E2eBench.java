@@ -46,13 +46,21 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * them to the same receiver. Everything runs in this JVM (broker, PostgreSQL, capture, alert service); the last line printed is
  * {@code RESULT {...}}.
  *
- * <p>Arguments: rate (rows/s, default 1000), seconds (default 30), poll seconds of the baseline (default 10).
+ * <p>Each writer owns its entities (writer {@code w} of {@value #WRITERS} writes entities {@code w}, {@code w + 8},
+ * …), so an entity's events come one per {@value #ENTITIES} rows and per-key order does not serialise a burst.
+ * With {@code --subscriptions N} there are N webhook subscriptions on the same local receiver: each row is N pairs,
+ * latency is measured per pair (commit → that subscription's request), lost and duplicates count pairs.
+ *
+ * <p>Arguments: rate (rows/s, default 1000), seconds (default 30), poll seconds of the baseline (default 10),
+ * {@code --subscriptions N} (default 1) anywhere.
  */
 public final class E2eBench {
 
     private static final String TOKEN = "bench-token-0123456789abcdef";
     /** Connections inserting in parallel (one commit per row each); group commit keeps up with the rate. */
     private static final int WRITERS = 8;
+    /** Entities the rows are spread over, {@code ENTITIES / WRITERS} owned by each writer. */
+    private static final int ENTITIES = 1_000;
     /** Seconds of rows at the measured rate sent through the whole path before measuring (class loading, JIT). */
     private static final int WARM_UP_SECONDS = 10;
 
@@ -60,10 +68,20 @@ public final class E2eBench {
     }
 
     public static void main(String[] args) throws Exception {
-        int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
-        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        int pollSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        List<String> positional = new ArrayList<>();
+        int subscriptions = 1;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--subscriptions") && i + 1 < args.length) {
+                subscriptions = Integer.parseInt(args[++i]);
+            } else {
+                positional.add(args[i]);
+            }
+        }
+        int rate = positional.size() > 0 ? Integer.parseInt(positional.get(0)) : 1_000;
+        int seconds = positional.size() > 1 ? Integer.parseInt(positional.get(1)) : 30;
+        int pollSeconds = positional.size() > 2 ? Integer.parseInt(positional.get(2)) : 10;
         int rows = rate * seconds;
+        int pairs = rows * subscriptions;
         String ns = "bench-e2e.";
         Receiver receiver = new Receiver();
         String report;
@@ -82,19 +100,22 @@ public final class E2eBench {
                 while (!cdc.streaming() && System.currentTimeMillis() < deadline) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
                 }
-                subscribe(alerts.httpPort(), receiver.url("/alerts"));
-                warmUp(pg, rate, receiver);
+                for (int i = 0; i < subscriptions; i++) {
+                    subscribe(alerts.httpPort(), "bench-" + i, receiver.url("/alerts"));
+                }
+                warmUp(pg, rate, receiver, subscriptions);
                 receiver.reset();
                 // phase 1: changestream alone (the baseline poller does not compete for the cores)
                 TopicProbe probe = new TopicProbe(broker.bootstrapServers(), catalog.changes().name());
                 Thread monitor = monitor(alerts.httpPort(), receiver);
                 Map<String, Long> committed = insert(pg, rate, seconds);
-                awaitDistinct(receiver, "/alerts", rows, 60_000L);
+                awaitDistinct(receiver, "/alerts", pairs, 60_000L);
                 LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
                 probe.close();
                 monitor.interrupt();
-                Stats alertStats = receiver.stats("/alerts", committed);
-                String changestream = changestreamReport(rate, seconds, alertStats, committed, receiver, probe.seen)
+                Stats alertStats = receiver.stats("/alerts", committed, subscriptions);
+                String changestream = changestreamReport(rate, seconds, subscriptions, alertStats, committed,
+                        receiver, probe.seen)
                         + waits(alerts.httpPort());
                 // phase 2: the platform's poll over as many rows at the same rate, inserted the same way
                 Baseline.startAfter = maxOffset(pg);
@@ -103,8 +124,8 @@ public final class E2eBench {
                 Map<String, Long> baselineCommitted = insert(pg, rate, seconds);
                 awaitDistinct(receiver, "/baseline", rows, 60_000L + pollSeconds * 1_000L);
                 baseline.stop();
-                report = changestream + baselineReport(rate, pollSeconds, alertStats,
-                        receiver.stats("/baseline", baselineCommitted));
+                report = changestream + baselineReport(rate, subscriptions, pollSeconds, alertStats,
+                        receiver.stats("/baseline", baselineCommitted, 1));
             }
         } finally {
             receiver.close();
@@ -200,12 +221,12 @@ public final class E2eBench {
         return s;
     }
 
-    private static void subscribe(int port, String endpoint) throws Exception {
+    private static void subscribe(int port, String name, String endpoint) throws Exception {
         String body = """
-                {"name": "bench", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
+                {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
                  "resources": ["all"], "input": {"filters": [], "actions": []},
                  "destinations": [{"category": "External", "type": "Webhook", "config": {"endpoint": "%s"}}]}
-                """.formatted(endpoint);
+                """.formatted(name, endpoint);
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + port + "/api/v1/events/subscriptions"))
                 .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
@@ -219,9 +240,10 @@ public final class E2eBench {
      * Rows first at the measured rate for {@link #WARM_UP_SECONDS}, so that class loading, JIT and connection set-up
      * are not measured (a short burst left every lane's path cold: the first seconds queued hundreds of events).
      */
-    private static void warmUp(PostgresDatabase pg, int rate, Receiver receiver) throws Exception {
+    private static void warmUp(PostgresDatabase pg, int rate, Receiver receiver, int subscriptions)
+            throws Exception {
         int rows = insert(pg, rate, WARM_UP_SECONDS).size();
-        awaitDistinct(receiver, "/alerts", rows, 120_000L);
+        awaitDistinct(receiver, "/alerts", rows * subscriptions, 120_000L);
     }
 
     private static long maxOffset(PostgresDatabase pg) throws Exception {
@@ -259,7 +281,7 @@ public final class E2eBench {
                             LockSupport.parkNanos(wait);
                         }
                         String id = UUID.randomUUID().toString();
-                        insertRow(c, id, i);
+                        insertRow(c, id, writer + WRITERS * (i % (ENTITIES / WRITERS)));
                         committed.put(id, System.currentTimeMillis());
                     }
                 }
@@ -276,10 +298,11 @@ public final class E2eBench {
         return committed;
     }
 
-    private static void insertRow(Connection c, String id, int i) throws Exception {
+    /** One row of entity {@code entity} (its writer's own). */
+    private static void insertRow(Connection c, String id, int entity) throws Exception {
         String json = ("{\"id\":\"%s\",\"eventType\":\"entityUpdated\",\"entityType\":\"table\","
                 + "\"entityId\":\"%s\",\"entityFullyQualifiedName\":\"svc.db.schema.t%d\",\"userName\":\"bench\","
-                + "\"timestamp\":%d}").formatted(id, UUID.nameUUIDFromBytes(("e" + (i % 1000)).getBytes()), i % 1000,
+                + "\"timestamp\":%d}").formatted(id, UUID.nameUUIDFromBytes(("e" + entity).getBytes()), entity,
                 System.currentTimeMillis());
         try (PreparedStatement s = c.prepareStatement("INSERT INTO change_event (json) VALUES (?::jsonb)")) {
             s.setString(1, json);
@@ -288,15 +311,17 @@ public final class E2eBench {
     }
 
     /** The changestream phase: latency, where it went, throughput (measured before the baseline phase starts). */
-    private static String changestreamReport(int rate, int seconds, Stats alerts, Map<String, Long> committed,
-                                             Receiver receiver, Map<String, Long> onTopic) {
+    private static String changestreamReport(int rate, int seconds, int subscriptions, Stats alerts,
+                                             Map<String, Long> committed, Receiver receiver,
+                                             Map<String, Long> onTopic) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%-38s %9s %6s %6s %8s %8s %8s%n", "e2e (" + rate + " rows/s, "
-                + seconds + " s)", "delivered", "lost", "dupes", "p50 ms", "p99 ms", "max ms"));
+        out.append(String.format(Locale.ROOT, "%-38s %9s %6s %6s %8s %8s %8s%n", "e2e (" + rate + " rows/s x "
+                + subscriptions + " subs, " + seconds + " s)", "delivered", "lost", "dupes", "p50 ms", "p99 ms",
+                "max ms"));
         out.append(alerts.line("changestream (cdc -> alert service)"));
         List<Long> toCapture = new ArrayList<>();
         List<Long> captureToReceived = new ArrayList<>();
-        Map<String, Long> got = receiver.first.getOrDefault("/alerts", Map.of());
+        Map<String, Long> got = receiver.firstByEvent("/alerts");
         receiver.captured.forEach((id, capturedAt) -> {
             Long commit = committed.get(id);
             Long at = got.get(id);
@@ -321,21 +346,22 @@ public final class E2eBench {
                 + " p50 %d / p99 %d ms%n", Receiver.pct(toCapture, 0.5), Receiver.pct(toCapture, 0.99),
                 Receiver.pct(captureToReceived, 0.5), Receiver.pct(captureToReceived, 0.99)));
         out.append(String.format(Locale.ROOT, "  commit -> readable on changes (plain consumer) p50 %d / p99 %d ms; "
-                + "alert throughput %.0f events/s (first commit to last receive)%n", Receiver.pct(toTopic, 0.5),
-                Receiver.pct(toTopic, 0.99), got.size() * 1000.0 / Math.max(1, lastReceived - firstCommit)));
+                + "alert throughput %.0f deliveries/s (first commit to last receive)%n", Receiver.pct(toTopic, 0.5),
+                Receiver.pct(toTopic, 0.99), alerts.delivered * 1000.0 / Math.max(1, lastReceived - firstCommit)));
         return out.toString();
     }
 
     /** The baseline phase (its own rows, after the changestream phase) and the RESULT line. */
-    private static String baselineReport(int rate, int pollSeconds, Stats alerts, Stats baseline) {
+    private static String baselineReport(int rate, int subscriptions, int pollSeconds, Stats alerts,
+                                         Stats baseline) {
         StringBuilder out = new StringBuilder();
         out.append(baseline.line("platform poll every " + pollSeconds + " s (own phase)"));
         out.append(String.format(Locale.ROOT, "p99 baseline/changestream %.1fx%n",
                 baseline.p99 / (double) alerts.p99));
-        out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"e2e\",\"rate\":%d,\"p50_ms\":%d,"
-                        + "\"p99_ms\":%d,\"baseline_p99_ms\":%d,\"delivered\":%d,\"duplicates\":%d,\"lost\":%d,"
-                        + "\"baseline_lost\":%d}%n", rate, alerts.p50, alerts.p99, baseline.p99, alerts.delivered,
-                alerts.duplicates, alerts.lost, baseline.lost));
+        out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"e2e\",\"rate\":%d,\"subscriptions\":%d,"
+                        + "\"p50_ms\":%d,\"p99_ms\":%d,\"baseline_p99_ms\":%d,\"delivered\":%d,\"duplicates\":%d,"
+                        + "\"lost\":%d,\"baseline_lost\":%d}%n", rate, subscriptions, alerts.p50, alerts.p99,
+                baseline.p99, alerts.delivered, alerts.duplicates, alerts.lost, baseline.lost));
         return out.toString();
     }
 
@@ -443,10 +469,10 @@ public final class E2eBench {
         }
     }
 
-    /** The local webhook receiver: first receive time per (path, event id) and every hit. */
+    /** The local webhook receiver: first receive time per (path, Idempotency-Key: one pair) and every hit. */
     private static final class Receiver {
         private final HttpServer server;
-        private final ExecutorService pool = Executors.newFixedThreadPool(32);
+        private final ExecutorService pool = Executors.newFixedThreadPool(64);
         final Map<String, Map<String, Long>> first = new ConcurrentHashMap<>();
         private final Map<String, AtomicLong> hits = new ConcurrentHashMap<>();
         private static final java.util.regex.Pattern CAPTURE =
@@ -469,7 +495,7 @@ public final class E2eBench {
                     if (m.find()) {
                         captured.putIfAbsent(eventId, Long.parseLong(m.group(1)));
                     }
-                    first.computeIfAbsent(path, p -> new ConcurrentHashMap<>()).putIfAbsent(eventId, now);
+                    first.computeIfAbsent(path, p -> new ConcurrentHashMap<>()).putIfAbsent(key, now);
                     hits.computeIfAbsent(path, p -> new AtomicLong()).incrementAndGet();
                 }
                 exchange.sendResponseHeaders(200, -1);
@@ -492,18 +518,25 @@ public final class E2eBench {
             hits.clear();
         }
 
-        Stats stats(String path, Map<String, Long> committed) {
+        /** Event id → the first time any of its pairs arrived. */
+        Map<String, Long> firstByEvent(String path) {
+            Map<String, Long> out = new HashMap<>();
+            first.getOrDefault(path, Map.of()).forEach((key, at) -> out.merge(key.substring(key.indexOf(':') + 1),
+                    at, Math::min));
+            return out;
+        }
+
+        /** Per pair: commit of its row → its first arrival; lost = pairs expected ({@code pairsPerRow}) − arrived. */
+        Stats stats(String path, Map<String, Long> committed, int pairsPerRow) {
             Map<String, Long> got = first.getOrDefault(path, Map.of());
             List<Long> latencies = new ArrayList<>();
-            long lost = 0;
-            for (Map.Entry<String, Long> e : committed.entrySet()) {
-                Long at = got.get(e.getKey());
-                if (at == null) {
-                    lost++;
-                } else {
-                    latencies.add(Math.max(0, at - e.getValue()));
+            for (Map.Entry<String, Long> e : got.entrySet()) {
+                Long commit = committed.get(e.getKey().substring(e.getKey().indexOf(':') + 1));
+                if (commit != null) {
+                    latencies.add(Math.max(0, e.getValue() - commit));
                 }
             }
+            long lost = (long) committed.size() * pairsPerRow - latencies.size();
             latencies.sort(null);
             long delivered = latencies.size();
             long duplicates = hits.getOrDefault(path, new AtomicLong()).get() - got.size();

@@ -1,0 +1,191 @@
+package io.changestream.alerts.destination;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.model.SubscriptionType;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code delivery.maxConcurrentPerDestination} on the real path (registry → Jetty's asynchronous client → a local
+ * HTTP receiver that counts the requests it holds open per path): one destination never has more requests in flight
+ * than its limit, the excess waits in its queue and is delivered, nothing is dropped; another destination on the same
+ * receiver is not held back by the first one's limit; a full queue answers a throttled RETRY without sending.
+ */
+class DestinationConcurrencyIT {
+
+    private static final int LIMIT = 4;
+
+    /** Holds every request until {@link #open} (or answers at once once opened); counts those open per path. */
+    static final class HoldingReceiver implements AutoCloseable {
+        private final HttpServer server;
+        private final Map<String, AtomicInteger> open = new ConcurrentHashMap<>();
+        private final Map<String, AtomicInteger> maxOpen = new ConcurrentHashMap<>();
+        private final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
+        private volatile CountDownLatch gate = new CountDownLatch(1);
+
+        HoldingReceiver() {
+            try {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            server.setExecutor(Executors.newCachedThreadPool());
+            server.createContext("/", exchange -> {
+                exchange.getRequestBody().readAllBytes();
+                String path = exchange.getRequestURI().getPath();
+                int now = count(open, path).incrementAndGet();
+                count(maxOpen, path).accumulateAndGet(now, Math::max);
+                count(received, path).incrementAndGet();
+                try {
+                    gate.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                count(open, path).decrementAndGet();
+                exchange.sendResponseHeaders(200, -1);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        private static AtomicInteger count(Map<String, AtomicInteger> counts, String path) {
+            return counts.computeIfAbsent(path, p -> new AtomicInteger());
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+        }
+
+        int open(String path) {
+            return count(open, path).get();
+        }
+
+        int maxOpen(String path) {
+            return count(maxOpen, path).get();
+        }
+
+        int received(String path) {
+            return count(received, path).get();
+        }
+
+        void open() {
+            gate.countDown();
+        }
+
+        @Override
+        public void close() {
+            gate.countDown();
+            server.stop(0);
+        }
+    }
+
+    private static DestinationRegistry registry(PrometheusMeterRegistry meters, int queue) {
+        DestinationSettings settings = new DestinationSettings(HttpSettings.DEFAULTS.allowingPrivateAddresses(),
+                MessageSettings.DEFAULTS, CircuitBreakerSettings.DEFAULTS, null,
+                io.changestream.alerts.destination.lineage.LineageSettings.DEFAULTS);
+        return new DestinationRegistry(settings, new DeliveryConcurrency(LIMIT, queue, 64, 2), Clock.systemUTC(),
+                meters, null);
+    }
+
+    private static DeliveryRequest request(SubscriptionDestination d, int i) {
+        return DeliveryRequest.of(Fixtures.subscription(d), d, Fixtures.event(), 1 + i);
+    }
+
+    @Test
+    void aDestinationNeverHasMoreRequestsInFlightThanItsLimitAndTheRestWaitsWithoutBeingDropped() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (HoldingReceiver receiver = new HoldingReceiver(); DestinationRegistry registry = registry(meters, 100)) {
+            SubscriptionDestination limited = Fixtures.destination("limited", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/limited") + "\"}");
+            SubscriptionDestination other = Fixtures.destination("other", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/other") + "\"}");
+            List<CompletableFuture<DeliveryResult>> results = new ArrayList<>();
+            long started = System.nanoTime();
+            for (int i = 0; i < 40; i++) {
+                results.add(registry.deliverAsync(request(limited, i)));
+            }
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            for (int i = 0; i < LIMIT; i++) {
+                results.add(registry.deliverAsync(request(other, i)));
+            }
+            // the receiver holds everything: the limited destination reaches its limit and no more; the other one
+            // reaches its own limit beside it
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receiver.open("/limited") == LIMIT
+                    && receiver.open("/other") == LIMIT);
+            assertEquals(LIMIT, receiver.received("/limited"), "the rest waits in the destination's queue");
+            assertEquals(36.0, meters.get("changestream.alert.deliveries.queued").tag("type", "WEBHOOK").gauge()
+                    .value());
+            assertEquals(2.0 * LIMIT, meters.get("changestream.alert.deliveries.in.flight").tag("type", "WEBHOOK")
+                    .gauge().value());
+            assertTrue(results.stream().noneMatch(CompletableFuture::isDone), "nothing answered yet");
+            assertTrue(tookMillis < 5_000, "submitting never waits for the receiver (" + tookMillis + " ms)");
+
+            receiver.open();
+            CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS)
+                    .join();
+            assertTrue(results.stream().allMatch(r -> r.join().outcome() == Outcome.DELIVERED), "all delivered");
+            assertEquals(40, receiver.received("/limited"), "every request was sent once");
+            assertEquals(LIMIT, receiver.maxOpen("/limited"), "never more than the limit at once");
+            assertEquals(0.0, meters.get("changestream.alert.deliveries.in.flight").tag("type", "WEBHOOK").gauge()
+                    .value());
+        }
+    }
+
+    @Test
+    void aFullQueueIsAThrottledRetryThatSendsNothing() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (HoldingReceiver receiver = new HoldingReceiver(); DestinationRegistry registry = registry(meters, 3)) {
+            SubscriptionDestination d = Fixtures.destination("full", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/full") + "\"}");
+            List<CompletableFuture<DeliveryResult>> results = new ArrayList<>();
+            for (int i = 0; i < LIMIT + 5; i++) {
+                results.add(registry.deliverAsync(request(d, i)));
+            }
+            List<DeliveryResult> refused = results.stream().filter(CompletableFuture::isDone)
+                    .map(CompletableFuture::join).toList();
+            assertEquals(2, refused.size(), "limit 4 + queue 3 of 9: two refused at once");
+            assertTrue(refused.stream().allMatch(r -> r.outcome() == Outcome.RETRY && r.throttled()
+                    && r.reason().contains("delivery.maxQueuedPerDestination")), refused.toString());
+            receiver.open();
+            CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS)
+                    .join();
+            assertEquals(LIMIT + 3, receiver.received("/full"), "the refused ones were never sent");
+        }
+    }
+
+    @Test
+    void theAsynchronousClientSendsPlainHttp11WithoutUpgradeHeaders() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (LocalReceiver receiver = new LocalReceiver(); DestinationRegistry registry = registry(meters, 10)) {
+            SubscriptionDestination d = Fixtures.destination("plain", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.uri("/plain") + "\"}");
+            assertEquals(Outcome.DELIVERED, registry.deliverAsync(request(d, 0)).orTimeout(30, TimeUnit.SECONDS)
+                    .join().outcome());
+            LocalReceiver.Received got = receiver.received().get(0);
+            assertEquals(null, got.header("Upgrade"), "no h2c upgrade on http:");
+            assertEquals(null, got.header("HTTP2-Settings"), "no h2c upgrade on http:");
+            assertTrue(got.header("Idempotency-Key") != null);
+        }
+    }
+}

@@ -1,0 +1,314 @@
+package io.changestream.bench.capacity;
+
+import io.changestream.alerts.service.AlertService;
+import io.changestream.alerts.service.AlertServiceConfig;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.topics.CatalogTopic;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.admin.TopicProvisioner;
+import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.serde.Serdes;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * Capacity of one alert service: {@code changes} is pre-filled with EVENTS events over 10,000 entities (before the
+ * measured service starts), ten webhook subscriptions match every event, and a local receiver answers each request
+ * after 5 ms (without holding a thread). Measured: deliveries/s from the first to the last delivery, lost and
+ * duplicate pairs. The limit, in the same run before it: a bare loop on Jetty's asynchronous HTTP client (what the
+ * service uses) posting the same requests to the same receiver with the same concurrency (ten destinations ×
+ * {@code delivery.maxConcurrentPerDestination}). Everything in this JVM (broker, service, receiver); the last line
+ * printed is {@code RESULT {...}}.
+ *
+ * <p>Arguments: {@code --events N} (default 100,000), {@code --subscriptions N} (default 10).
+ */
+public final class AlertsCapacityBench {
+
+    private static final String TOKEN = "bench-token-0123456789abcdef";
+    private static final int ENTITIES = 10_000;
+    private static final int PER_DESTINATION = 32;
+    private static final long ANSWER_AFTER_MILLIS = 5;
+
+    private AlertsCapacityBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int events = intArg(args, "--events", 100_000);
+        int subscriptions = intArg(args, "--subscriptions", 10);
+        long pairs = (long) events * subscriptions;
+        int concurrency = subscriptions * PER_DESTINATION;
+        String ns = "bench-capacity.";
+        String report;
+        try (KafkaBroker broker = Brokers.start(Map.of()); SlowReceiver receiver = new SlowReceiver()) {
+            TopicCatalog catalog = new TopicCatalog(ns).withReplicationFactor((short) 1)
+                    .withPartitions(CatalogTopic.CHANGES, 12);
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    broker.bootstrapServers()))) {
+                new TopicProvisioner(admin).provision(catalog.all());
+            }
+            Map<String, String> settings = settings(broker, ns, concurrency);
+            // the subscriptions first (stored on their topic), by an instance that then stops
+            try (AlertService setup = AlertService.start(AlertServiceConfig.from(settings, Map.of()))) {
+                for (int i = 0; i < subscriptions; i++) {
+                    subscribe(setup.httpPort(), "cap-" + i, receiver.url("/s" + i));
+                }
+            }
+            List<byte[]> bodies = prefill(broker, catalog.changes().name(), events);
+
+            // the limit: a bare asynchronous client loop, same receiver, same requests, same concurrency
+            double limit = bareLoop(receiver, bodies, subscriptions, concurrency, pairs);
+            receiver.reset();
+
+            // the service over the pre-filled topic
+            long started = System.nanoTime();
+            try (AlertService service = AlertService.start(AlertServiceConfig.from(settings, Map.of()))) {
+                long until = System.currentTimeMillis() + Math.max(120_000, pairs / 5);
+                long seen = -1;
+                long quietSince = System.currentTimeMillis();
+                while (receiver.distinct() < pairs && System.currentTimeMillis() < until) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                    long now = receiver.distinct();
+                    if (now != seen) {
+                        seen = now;
+                        quietSince = System.currentTimeMillis();
+                    } else if (System.currentTimeMillis() - quietSince > 30_000) {
+                        break; // nothing for 30 s: report what arrived
+                    }
+                }
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // late duplicates, if any
+                System.err.printf(Locale.ROOT, "service: %d pairs in %.1f s since start%n", receiver.distinct(),
+                        (System.nanoTime() - started) / 1e9);
+            }
+            long delivered = receiver.distinct();
+            long duplicates = receiver.hits() - delivered;
+            double spanSeconds = Math.max(1, receiver.lastMillis() - receiver.firstMillis()) / 1000.0;
+            double rate = delivered / spanSeconds;
+            report = String.format(Locale.ROOT, "%-44s %12s %10s %10s%n", "alerts-capacity (" + events + " events x "
+                            + subscriptions + " subscriptions, receiver 5 ms)", "deliveries/s", "lost", "dupes")
+                    + String.format(Locale.ROOT, "%-44s %12.0f %10d %10d%n", "alert service (one instance)", rate,
+                    pairs - delivered, duplicates)
+                    + String.format(Locale.ROOT, "%-44s %12.0f %10s %10s%n", "bare async HTTP loop, " + concurrency
+                    + " in flight (limit)", limit, "-", "-")
+                    + String.format(Locale.ROOT, "RESULT {\"scenario\":\"alerts-capacity\",\"events\":%d,"
+                            + "\"subscriptions\":%d,\"deliveries_per_sec\":%.0f,\"limit_per_sec\":%.0f,"
+                            + "\"ratio\":%.2f,\"lost\":%d,\"duplicates\":%d}%n", events, subscriptions, rate, limit,
+                    rate / limit, pairs - delivered, duplicates);
+        }
+        System.out.print(report); // after every component stopped: RESULT stays the last line
+        System.out.flush();
+        System.exit(0);
+    }
+
+    private static int intArg(String[] args, String name, int fallback) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return Integer.parseInt(args[i + 1]);
+            }
+        }
+        return fallback;
+    }
+
+    private static Map<String, String> settings(KafkaBroker broker, String ns, int concurrency) {
+        Map<String, String> s = new HashMap<>();
+        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
+        s.put("topics.namespace", ns);
+        s.put("group.id", "bench-capacity-alerts");
+        s.put("http.host", "127.0.0.1");
+        s.put("http.port", "0");
+        s.put("admin.bearerToken", TOKEN);
+        s.put("destinations.allowPrivateAddresses", "true");
+        s.put("delivery.maxConcurrentPerDestination", Integer.toString(PER_DESTINATION));
+        // ten destinations on one receiver: one connection per request in flight (HTTP/1.1)
+        s.put("delivery.maxConnectionsPerHost", Integer.toString(concurrency));
+        return s;
+    }
+
+    private static void subscribe(int port, String name, String endpoint) throws Exception {
+        String body = """
+                {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
+                 "resources": ["all"], "input": {"filters": [], "actions": []},
+                 "destinations": [{"category": "External", "type": "Webhook", "config": {"endpoint": "%s"}}]}
+                """.formatted(name, endpoint);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/api/v1/events/subscriptions"))
+                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 201) {
+            throw new IllegalStateException("subscription not created: " + r.statusCode() + " " + r.body());
+        }
+    }
+
+    /** Produces the events (keyed by entity id) and waits for every ack; returns their JSON bodies. */
+    private static List<byte[]> prefill(KafkaBroker broker, String topic, int events) {
+        List<byte[]> bodies = new ArrayList<>(events);
+        long started = System.nanoTime();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+                broker.bootstrapServers(), "linger.ms", 20, "batch.size", 262_144, "acks", "all"),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < events; i++) {
+                String entity = UUID.nameUUIDFromBytes(("entity-" + (i % ENTITIES)).getBytes()).toString();
+                ChangeEvent e = new ChangeEvent(UUID.randomUUID().toString(), ChangeEvent.ENTITY_UPDATED, "table",
+                        entity, null, "svc.db.schema.t" + (i % ENTITIES), 0.1, 0.2, "bench", null,
+                        System.currentTimeMillis(), null, null, null);
+                String json = Serdes.changeEvent().toJson(e);
+                bodies.add(json.getBytes(StandardCharsets.UTF_8));
+                producer.send(new ProducerRecord<>(topic, entity, json));
+            }
+            producer.flush();
+        }
+        System.err.printf(Locale.ROOT, "pre-filled %d events in %.1f s%n", events,
+                (System.nanoTime() - started) / 1e9);
+        return bodies;
+    }
+
+    /** The limit: every (event, subscription) request posted with {@code concurrency} in flight; requests/s. */
+    private static double bareLoop(SlowReceiver receiver, List<byte[]> bodies, int subscriptions, int concurrency,
+                                   long pairs) throws Exception {
+        org.eclipse.jetty.client.HttpClient client = new org.eclipse.jetty.client.HttpClient();
+        QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+        threads.setDaemon(true);
+        client.setExecutor(threads);
+        client.setMaxConnectionsPerDestination(concurrency);
+        client.setMaxRequestsQueuedPerDestination(concurrency * 16);
+        client.start();
+        try {
+            Semaphore inFlight = new Semaphore(concurrency);
+            AtomicLong failed = new AtomicLong();
+            long started = System.nanoTime();
+            for (int i = 0; i < bodies.size(); i++) {
+                for (int s = 0; s < subscriptions; s++) {
+                    inFlight.acquire();
+                    client.newRequest(URI.create(receiver.url("/s" + s))).method("POST")
+                            .headers(h -> h.put(HttpHeader.CONTENT_TYPE, "application/json"))
+                            .headers(h -> h.put("Idempotency-Key", "loop-" + UUID.randomUUID()))
+                            .body(new BytesRequestContent(bodies.get(i)))
+                            .send(result -> {
+                                if (result.isFailed()) {
+                                    failed.incrementAndGet();
+                                }
+                                inFlight.release();
+                            });
+                }
+            }
+            inFlight.acquire(concurrency);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            System.err.printf(Locale.ROOT, "bare loop: %d requests in %.1f s, %d failed%n", pairs, seconds,
+                    failed.get());
+            return (pairs - failed.get()) / seconds;
+        } finally {
+            client.stop();
+        }
+    }
+
+    /** A Jetty receiver that answers 200 after 5 ms on a scheduler (no thread waits); counts pairs by key. */
+    static final class SlowReceiver implements AutoCloseable {
+        private final Server server;
+        private final ServerConnector connector;
+        private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "receiver-answer");
+            t.setDaemon(true);
+            return t;
+        });
+        private final Map<String, Boolean> keys = new ConcurrentHashMap<>();
+        private final AtomicLong hits = new AtomicLong();
+        private final AtomicLong first = new AtomicLong(Long.MAX_VALUE);
+        private final AtomicLong last = new AtomicLong();
+
+        SlowReceiver() throws Exception {
+            QueuedThreadPool threads = new QueuedThreadPool(64, 4);
+            threads.setDaemon(true);
+            server = new Server(threads);
+            connector = new ServerConnector(server);
+            connector.setHost("127.0.0.1");
+            connector.setAcceptQueueSize(4096);
+            server.addConnector(connector);
+            server.setHandler(new Handler.Abstract() {
+                @Override
+                public boolean handle(Request request, Response response, Callback callback) {
+                    String key = request.getHeaders().get("Idempotency-Key");
+                    Content.Source.asByteArrayAsync(request, 1 << 20).whenComplete((body, error) -> {
+                        if (key != null && !key.startsWith("loop-")) {
+                            hits.incrementAndGet();
+                            if (keys.putIfAbsent(key, Boolean.TRUE) == null) {
+                                long now = System.currentTimeMillis();
+                                first.accumulateAndGet(now, Math::min);
+                                last.accumulateAndGet(now, Math::max);
+                            }
+                        }
+                        scheduler.schedule(() -> {
+                            response.setStatus(200);
+                            callback.succeeded();
+                        }, ANSWER_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+                    });
+                    return true;
+                }
+            });
+            server.start();
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + connector.getLocalPort() + path;
+        }
+
+        long distinct() {
+            return keys.size();
+        }
+
+        long hits() {
+            return hits.get();
+        }
+
+        long firstMillis() {
+            return first.get();
+        }
+
+        long lastMillis() {
+            return last.get();
+        }
+
+        void reset() {
+            keys.clear();
+            hits.set(0);
+            first.set(Long.MAX_VALUE);
+            last.set(0);
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.stop();
+            scheduler.shutdownNow();
+        }
+    }
+}
