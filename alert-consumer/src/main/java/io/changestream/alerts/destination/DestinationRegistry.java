@@ -51,6 +51,10 @@ public final class DestinationRegistry implements AutoCloseable {
     private final DestinationRateLimiter limiter;
     private final MeterRegistry meters;
     private final DestinationConcurrency concurrency;
+    /** Meters per destination type, looked up once (a delivery's hot path). */
+    private final Map<SubscriptionType, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<SubscriptionType, Map<DeliveryResult.Outcome, Counter>> outcomes =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final ThreadPoolExecutor blocking;
 
     /**
@@ -216,16 +220,22 @@ public final class DestinationRegistry implements AutoCloseable {
     }
 
     private Timer deliveryTimer(SubscriptionType type) {
-        return Timer.builder("changestream.alert.delivery")
+        return timers.computeIfAbsent(type, t -> Timer.builder("changestream.alert.delivery")
                 .description("Time to deliver one request or batch to a destination")
-                .tag("type", type.name()).register(meters);
+                .tag("type", t.name()).register(meters));
     }
 
     private void count(SubscriptionType type, DeliveryResult result) {
-        Counter.builder("changestream.alert.deliveries")
-                .description("Delivery attempts by destination type and outcome")
-                .tag("type", type.name()).tag("outcome", result.outcome().name())
-                .register(meters).increment();
+        outcomes.computeIfAbsent(type, t -> new EnumMap<>(DeliveryResult.Outcome.class));
+        Map<DeliveryResult.Outcome, Counter> byOutcome = outcomes.get(type);
+        Counter counter;
+        synchronized (byOutcome) {
+            counter = byOutcome.computeIfAbsent(result.outcome(), o -> Counter.builder(
+                            "changestream.alert.deliveries")
+                    .description("Delivery attempts by destination type and outcome")
+                    .tag("type", type.name()).tag("outcome", o.name()).register(meters));
+        }
+        counter.increment();
     }
 
     /** The circuit state of a request's destination. */

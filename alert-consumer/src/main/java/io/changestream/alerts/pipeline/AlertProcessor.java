@@ -281,8 +281,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     private CompletableFuture<Void> onGroupResult(PairAttempt at, DestinationGroup group, DeliveryResult result) {
         EventSubscription sub = at.sub();
         EventProgress.Pair pair = at.pair();
-        at.log().run(() -> LOG.debug("{} of subscription {} to {}: {}", at.notice().eventId(), sub.id(), group.key(),
-                result.outcome()));
+        if (LOG.isDebugEnabled()) {
+            at.log().run(() -> LOG.debug("{} of subscription {} to {}: {}", at.notice().eventId(), sub.id(),
+                    group.key(), result.outcome()));
+        }
         switch (result.outcome()) {
             case DELIVERED -> {
                 pair.done.add(group.key());

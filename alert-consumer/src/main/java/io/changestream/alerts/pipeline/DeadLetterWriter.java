@@ -1,5 +1,6 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.runtime.RetriableException;
 import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.serde.JsonSerde;
@@ -66,18 +67,8 @@ public final class DeadLetterWriter {
      * producer's I/O thread) or fails with a {@link RetriableException} when it was not acked in time.
      */
     public CompletableFuture<Void> writeAsync(FailedEvent failed) {
-        CompletableFuture<Void> acked = new CompletableFuture<>();
-        try {
-            producer.send(new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)), (metadata, error) -> {
-                if (error != null) {
-                    acked.completeExceptionally(error);
-                } else {
-                    acked.complete(null);
-                }
-            });
-        } catch (RuntimeException e) {
-            acked.completeExceptionally(e);
-        }
+        CompletableFuture<Void> acked = ProducerAcks.send(producer, new ProducerRecord<>(topic, failed.key(),
+                serde.toJson(failed)));
         return acked.orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS).handleAsync((ok, error) -> {
             if (error != null) {
                 throw new RetriableException("dead letter " + failed.key() + " not acked within "
