@@ -36,6 +36,7 @@ public final class DestinationRegistry implements AutoCloseable {
     private final OpenLineageDestination lineage;
     private final DestinationRateLimiter limiter;
     private final MeterRegistry meters;
+    private final DigestDelivery digests;
 
     /**
      * @param lineageProducer producer for OpenLineage's Kafka transport, or null (owned by the caller)
@@ -52,10 +53,12 @@ public final class DestinationRegistry implements AutoCloseable {
                 new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages()),
                 new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages()),
                 lineage));
-        if (settings.smtp() != null) {
-            all.add(new EmailDestination(settings.smtp(), settings.messages(),
-                    new EmailReceivers(new PlatformDirectory(settings.platform(), clock))));
+        EmailDestination email = settings.smtp() == null ? null : new EmailDestination(settings.smtp(),
+                settings.messages(), new EmailReceivers(new PlatformDirectory(settings.platform(), clock)));
+        if (email != null) {
+            all.add(email);
         }
+        this.digests = new DigestDelivery(sender, settings.messages(), email, limiter, clock); // issue 13: digests
         for (Destination destination : all) {
             destinations.put(destination.type(),
                     new CircuitBreakingDestination(destination, settings.breaker(), clock));
@@ -112,6 +115,11 @@ public final class DestinationRegistry implements AutoCloseable {
                     .register(meters).increment();
         }
         return results;
+    }
+
+    /** Sends digest and group messages (issue 13) with these destinations' senders and rate limits. */
+    public DigestDelivery digests() {
+        return digests;
     }
 
     /** The circuit state of a request's destination. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.lineage.RunEvents;
+import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.ledger.LedgerRecords;
 import io.changestream.runtime.Event;
@@ -98,11 +99,22 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
     private final Counter malformed;
     private final Counter unknownOutcome;
     private final Releases releases;
+    /** Scheduled and grouped subscriptions' pairs go here instead of to their destinations (issue 13); or null. */
+    private final DigestCollector digests;
     private final Map<TopicPartition, Map<Long, EventProgress>> inFlight = new ConcurrentHashMap<>();
 
     public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
                           DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
                           DeliveryObserver observer, DeliverySummary summary, MeterRegistry meters, Clock clock) {
+        this(settings, subscriptions, destinations, ledger, deadLetters, observer, summary, meters, clock, null);
+    }
+
+    /** With digests and grouping ({@code digests} null: every subscription is delivered event by event). */
+    public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
+                          DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
+                          DeliveryObserver observer, DeliverySummary summary, MeterRegistry meters, Clock clock,
+                          DigestCollector digests) {
+        this.digests = digests;
         this.settings = settings;
         this.subscriptions = subscriptions;
         this.destinations = destinations;
@@ -170,6 +182,9 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 if (pair.settled) {
                     continue;
                 }
+            }
+            if (collected(tp, event, notice, sub, pair, call)) {
+                continue;
             }
             pair.attempts++;
             boolean sent = false; // an attempt held back entirely by rate limits is not counted against retries
@@ -269,6 +284,25 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
             }
         }
         return pair;
+    }
+
+    /**
+     * Issue 13: a Scheduled or grouped subscription's pair is handed to its digest (a durable append to
+     * {@code alert-digest}) and settled {@link DigestCollector#COLLECTED} once acked; the digest's owner sends it.
+     */
+    private boolean collected(TopicPartition tp, Event<String, String> event, Notice notice, EventSubscription sub,
+                              EventProgress.Pair pair, Releases.Call call) {
+        if (digests == null || notice.isRunStatus() || pair.deadLettered) {
+            return false;
+        }
+        call.requireOwned();
+        if (!pair.collected && !digests.collect(tp, event.offset(), sub, notice.change())) {
+            return false;
+        }
+        pair.collected = true; // a retry after a ledger timeout settles without collecting again
+        ledger.record(tp, event.offset(), sub.id(), notice.eventId(), DigestCollector.COLLECTED, 1);
+        pair.settled = true;
+        return true;
     }
 
     /** Whether a destination group is sent at most once: its {@code config.delivery}, else the service default. */
@@ -469,6 +503,8 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
             volatile int attempts;
             volatile boolean deadLettered;
             volatile boolean settled;
+            /** Handed to its digest (issue 13); settled once the ledger acked. */
+            volatile boolean collected;
 
             private static Pair settled() {
                 Pair p = new Pair();
