@@ -93,8 +93,7 @@ public final class DigestCollector {
         String group = policy.get().groupOf(event);
         DigestRecord entry = entry(subscription.id(), group, bounded(event), source, offset);
         try {
-            producer.send(new ProducerRecord<>(settings.topic(), null, clock.millis(), entry.key(),
-                    serde.toJson(entry))).get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            producer.send(new ProducerRecord<>(settings.topic(), entry.key(), serde.toJson(entry))).get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RetriableException("interrupted while collecting " + event.id() + " for a digest", e);

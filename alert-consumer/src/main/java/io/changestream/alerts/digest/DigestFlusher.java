@@ -175,10 +175,11 @@ public final class DigestFlusher implements AutoCloseable {
             return flushId != null;
         }
 
-        void add(ConsumerRecord<String, String> r, ChangeEvent event, int topChanges) {
+        void add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges) {
+            ChangeEvent event = entry.event();
             if (firstOffset < 0) {
                 firstOffset = r.offset();
-                firstAt = r.timestamp();
+                firstAt = entry.at(); // the collector's clock (record timestamps are the broker's business)
             }
             lastOffset = r.offset();
             total++;
@@ -257,7 +258,7 @@ public final class DigestFlusher implements AutoCloseable {
                 target = new Window(entry.subscriptionId(), entry.group(), entry.key());
                 windows.addLast(target);
             }
-            target.add(r, entry.event(), settings.topChanges());
+            target.add(r, entry, settings.topChanges());
         }
 
         /** The offset to commit: the oldest member of a window not yet sent, else the consumer's position. */
@@ -505,8 +506,8 @@ public final class DigestFlusher implements AutoCloseable {
 
     private void write(TopicPartition tp, DigestRecord marker) {
         try {
-            producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), marker.at(), marker.key(),
-                    serde.toJson(marker))).get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), marker.key(), serde.toJson(marker)))
+                    .get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing a digest marker", e);
