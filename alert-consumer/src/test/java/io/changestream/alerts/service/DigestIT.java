@@ -155,6 +155,46 @@ class DigestIT {
         }
     }
 
+    @Test
+    void aDigestSealedButNotYetAcceptedIsSentOnceUnderTheSameIdAfterARestart() {
+        String ns = AlertTestSupport.namespace("digest-sealed");
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
+        AlertTestSupport.provision(broker, catalog);
+        ShiftedClock clock = clock();
+        AlertServiceConfig config = AlertTestSupport.config(settings(ns));
+        List<ChangeEvent> events = events(12, "sealed");
+        try (Receiver receiver = new Receiver()) {
+            receiver.always(HOOK, 503);
+            String subscriptionId;
+            try (AlertService first = AlertService.start(config, clock)) {
+                subscriptionId = AlertTestSupport.create(first.httpPort(), scheduled("hourly-sealed",
+                        receiver.url(HOOK)));
+                AlertTestSupport.produce(broker, catalog.changes().name(), events);
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(first) == events.size());
+                clock.advance(Duration.ofHours(1));
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= 1);
+            } // the window is sealed, its send refused: the service stops while it waits to retry
+            String key = receiver.hits(HOOK).get(0).idempotencyKey();
+            receiver.always(HOOK, 200);
+            int refused = receiver.hits(HOOK).size();
+            try (AlertService second = AlertService.start(config, clock)) {
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() > refused);
+                List<ChangeEvent> later = events(1, "after-sealed");
+                AlertTestSupport.produce(broker, catalog.changes().name(), later);
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(second) == 1);
+                clock.advance(Duration.ofHours(1));
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size()
+                        == refused + 2);
+                List<Receiver.Hit> accepted = receiver.hits(HOOK).subList(refused, refused + 2);
+                assertEquals(key, accepted.get(0).idempotencyKey(), "the same message id as the refused attempt");
+                assertEquals(ids(events), ids(accepted.get(0).body()));
+                assertEquals(ids(later), ids(accepted.get(1).body()), "the sealed window was not sent again");
+            }
+            assertEquals(refused + 2, receiver.hits(HOOK).size());
+            assertEquals(2, ledger(catalog, subscriptionId).get(DeliveryRecord.DELIVERED));
+        }
+    }
+
     /** The ledger records of a subscription, counted by status (this group's). */
     static Map<String, Integer> ledger(TopicCatalog catalog, String subscriptionId) {
         Map<String, Object> props = new HashMap<>();
