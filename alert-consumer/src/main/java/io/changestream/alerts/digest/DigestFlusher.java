@@ -342,7 +342,8 @@ public final class DigestFlusher implements AutoCloseable {
     private void flush() {
         long started = System.nanoTime();
         Map<String, EventSubscription> byId = new HashMap<>();
-        subscriptions.get().forEach(a -> byId.put(a.id(), a.subscription()));
+        subscriptions.get().stream().filter(a -> a.subscription().enabled())
+                .forEach(a -> byId.put(a.id(), a.subscription())); // a disabled one's due windows are dropped
         sealOverBudget();
         for (PartitionState state : owned.values()) {
             if (!state.caughtUp) {
