@@ -38,6 +38,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -75,9 +76,11 @@ import org.slf4j.LoggerFactory;
  * crash interrupts between a receiver's 2xx and its {@code SENT} ack (at least once, like any delivery). Windows are
  * sealed only once their partition is read to the end as of its assignment.
  *
- * <p>Bounds: {@code digest.topChanges} members in full per window, {@code digest.maxWindows} open windows (beyond,
- * the oldest is sealed early). Meters: {@code changestream_alert_digest_messages_total{outcome}},
- * {@code changestream_alert_digest_open_windows}, {@code changestream_alert_digest_early_seals_total}.
+ * <p>Bounds: {@code digest.topChanges} members in full per window and {@code digest.maxListedBytes} of them in
+ * all (beyond, members are counted, not listed), {@code digest.maxWindows} open windows (beyond, the oldest is
+ * sealed early). Meters: {@code changestream_alert_digest_messages_total{outcome}},
+ * {@code changestream_alert_digest_open_windows}, {@code changestream_alert_digest_listed_bytes},
+ * {@code changestream_alert_digest_early_seals_total}.
  */
 public final class DigestFlusher implements AutoCloseable {
 
@@ -104,6 +107,10 @@ public final class DigestFlusher implements AutoCloseable {
     private final Thread thread;
     private volatile boolean stopping;
     private volatile KafkaConsumer<String, String> consumer;
+    private volatile boolean failed;
+    private final AtomicInteger openWindows = new AtomicInteger();
+    /** Bytes of the listed members of every window held (updated by the flusher thread only). */
+    private final AtomicLong listedBytes = new AtomicLong();
 
     /**
      * @param kafka    client properties ({@code bootstrap.servers}, security)
@@ -130,9 +137,11 @@ public final class DigestFlusher implements AutoCloseable {
         this.earlySeals = Counter.builder("changestream.alert.digest.early.seals")
                 .description("Windows sealed before they were due because digest.maxWindows windows were open")
                 .register(meters);
-        Gauge.builder("changestream.alert.digest.open.windows", owned, o -> o.values().stream()
-                        .mapToInt(PartitionState::openWindows).sum())
+        Gauge.builder("changestream.alert.digest.open.windows", openWindows, AtomicInteger::get)
                 .description("Open digest and group windows of the owned alert-digest partitions").register(meters);
+        Gauge.builder("changestream.alert.digest.listed.bytes", listedBytes, AtomicLong::get).baseUnit("bytes")
+                .description("Bytes of the changes held to be listed in digest and group messages "
+                        + "(bounded by digest.maxListedBytes)").register(meters);
         this.thread = new Thread(this::run, "cs-digest-flusher-" + INSTANCES.incrementAndGet());
         thread.setDaemon(true);
     }
@@ -142,9 +151,9 @@ public final class DigestFlusher implements AutoCloseable {
         thread.start();
     }
 
-    /** Partitions owned and read to their end as of assignment (for tests and the status view). */
-    public int readyPartitions() {
-        return (int) owned.values().stream().filter(p -> p.caughtUp).count();
+    /** False once the flusher thread stopped on its own (its consumer could not be created or failed). */
+    public boolean alive() {
+        return !failed;
     }
 
     /** One window: a key's members between two seals. Flusher thread only. */
@@ -164,6 +173,7 @@ public final class DigestFlusher implements AutoCloseable {
         boolean deadLettered;
         int attempts;
         long nextAttempt;
+        long listedBytes;
 
         Window(String subscriptionId, String group, String key) {
             this.subscriptionId = subscriptionId;
@@ -175,7 +185,9 @@ public final class DigestFlusher implements AutoCloseable {
             return flushId != null;
         }
 
-        void add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges) {
+        /** Adds a member; it is listed while the window has fewer than topChanges and the budget allows. */
+        void add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges, AtomicLong budgetUsed,
+                 long budget) {
             ChangeEvent event = entry.event();
             if (firstOffset < 0) {
                 firstOffset = r.offset();
@@ -189,8 +201,11 @@ public final class DigestFlusher implements AutoCloseable {
             } else {
                 counts.merge("other", 1, Integer::sum);
             }
-            if (events.size() < topChanges) {
+            long bytes = r.serializedValueSize();
+            if (events.size() < topChanges && budgetUsed.get() + bytes <= budget) {
                 events.add(event);
+                listedBytes += bytes;
+                budgetUsed.addAndGet(bytes);
             }
         }
     }
@@ -258,7 +273,7 @@ public final class DigestFlusher implements AutoCloseable {
                 target = new Window(entry.subscriptionId(), entry.group(), entry.key());
                 windows.addLast(target);
             }
-            target.add(r, entry, settings.topChanges());
+            target.add(r, entry, settings.topChanges(), listedBytes, settings.maxListedBytes());
         }
 
         /** The offset to commit: the oldest member of a window not yet sent, else the consumer's position. */
@@ -298,17 +313,24 @@ public final class DigestFlusher implements AutoCloseable {
                     }
                     flush();
                     commit(c, owned.keySet());
+                    openWindows.set(owned.values().stream().mapToInt(PartitionState::openWindows).sum());
                 } catch (WakeupException e) {
                     // close() woke us up
                 } catch (RuntimeException e) {
                     LOG.warn("digest flusher: {} (retried at the next tick)", e.toString());
                 }
             }
-            commit(c, owned.keySet());
+            try {
+                commit(c, owned.keySet());
+            } catch (WakeupException e) {
+                commit(c, owned.keySet()); // the wake-up of close() came after the last poll
+            }
         } catch (RuntimeException e) {
+            failed = !stopping;
             LOG.error("digest flusher stopped", e);
         } finally {
-            owned.clear();
+            drop(List.copyOf(owned.keySet()));
+            openWindows.set(0);
         }
     }
 
@@ -366,13 +388,13 @@ public final class DigestFlusher implements AutoCloseable {
                         LOG.info("digest {} of subscription {} dropped: the subscription is deleted or disabled "
                                 + "({} members)", head.flushId, head.subscriptionId, head.total);
                         count("dropped");
-                        windows.pollFirst();
+                        forget(windows.pollFirst());
                         continue;
                     }
                     if (!send(state, head, sub)) {
                         break;
                     }
-                    windows.pollFirst();
+                    forget(windows.pollFirst());
                     state.lastMessage.put(head.key, clock.millis());
                 }
                 if (windows.isEmpty()) {
@@ -381,6 +403,19 @@ public final class DigestFlusher implements AutoCloseable {
                 if (System.nanoTime() - started > MAX_SEND_TIME_PER_LOOP.toNanos()) {
                     return; // poll again (max.poll.interval.ms); the rest goes at the next tick
                 }
+            }
+        }
+    }
+
+    private void forget(Window w) {
+        listedBytes.addAndGet(-w.listedBytes);
+    }
+
+    private void drop(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            PartitionState state = owned.remove(tp);
+            if (state != null) {
+                state.byKey.values().forEach(windows -> windows.forEach(this::forget));
             }
         }
     }
@@ -539,12 +574,12 @@ public final class DigestFlusher implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.warn("digest flusher: commit on revoke failed: {}", e.toString());
             }
-            partitions.forEach(owned::remove);
+            drop(partitions);
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            partitions.forEach(owned::remove);
+            drop(partitions);
         }
 
         @Override
@@ -599,10 +634,5 @@ public final class DigestFlusher implements AutoCloseable {
     @Override
     public void close() {
         close(Duration.ofSeconds(30));
-    }
-
-    /** For tests: the flusher's owned partitions. */
-    int ownedPartitions() {
-        return owned.size();
     }
 }

@@ -16,6 +16,8 @@ import java.util.Objects;
  *                       entity and change description
  * @param maxWindows     {@code digest.maxWindows}: open windows one instance holds; beyond, the oldest is sealed and
  *                       sent early
+ * @param maxListedBytes {@code digest.maxListedBytes}: bytes of listed members one instance holds in all; beyond,
+ *                       members are counted but not listed
  * @param zone           {@code digest.zone}: time zone of Daily/Weekly/Monthly and of cron expressions
  * @param tick           {@code digest.tick}: how often an owner looks for windows that are due
  * @param retryBackoff   {@code digest.retryBackoff}: wait before a failed message is sent again (unless the receiver
@@ -26,7 +28,7 @@ import java.util.Objects;
  * @param repeatInterval {@code grouping.repeatInterval}: default time a group is remembered after its last message
  */
 public record DigestSettings(String topic, String groupId, int topChanges, int maxEntryBytes, int maxWindows,
-                             ZoneId zone, Duration tick, Duration retryBackoff, Duration ackTimeout,
+                             long maxListedBytes, ZoneId zone, Duration tick, Duration retryBackoff, Duration ackTimeout,
                              Duration groupWait, Duration groupInterval, Duration repeatInterval) {
 
     /** Alertmanager's {@code group_wait} default. */
@@ -48,6 +50,10 @@ public record DigestSettings(String topic, String groupId, int topChanges, int m
         if (maxWindows < 1) {
             throw new IllegalArgumentException("digest.maxWindows must be >= 1, was " + maxWindows);
         }
+        if (maxListedBytes < maxEntryBytes) {
+            throw new IllegalArgumentException("digest.maxListedBytes must be >= digest.maxEntryBytes ("
+                    + maxEntryBytes + "), was " + maxListedBytes);
+        }
         Objects.requireNonNull(zone, "digest.zone is required");
         positive(tick, "digest.tick");
         positive(retryBackoff, "digest.retryBackoff");
@@ -59,7 +65,7 @@ public record DigestSettings(String topic, String groupId, int topChanges, int m
 
     /** Defaults for a topic and group (tests). */
     public static DigestSettings of(String topic, String groupId) {
-        return new DigestSettings(topic, groupId, 20, 16_384, 10_000, ZoneId.of("UTC"), Duration.ofSeconds(1),
+        return new DigestSettings(topic, groupId, 20, 16_384, 10_000, 64L << 20, ZoneId.of("UTC"), Duration.ofSeconds(1),
                 Duration.ofSeconds(10), Duration.ofSeconds(10), DEFAULT_GROUP_WAIT, DEFAULT_GROUP_INTERVAL,
                 DEFAULT_REPEAT_INTERVAL);
     }

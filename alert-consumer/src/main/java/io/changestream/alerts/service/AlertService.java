@@ -59,6 +59,7 @@ public final class AlertService implements AutoCloseable {
     private DeliveryStatusView status;
     private DeliverySummary summary;
     private AlertHttpServer http;
+    private DigestFlusher flusher;
     private volatile boolean closed;
 
     private AlertService(AlertServiceConfig config) {
@@ -116,7 +117,7 @@ public final class AlertService implements AutoCloseable {
         DigestCollector digests = new DigestCollector(config.digest(), producer, meters, clock); // issue 13
         processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger, deadLetters,
                 DeliveryObserver.NONE, summary, meters, clock, digests);
-        DigestFlusher flusher = new DigestFlusher(config.digest(), config.kafka(), store::list, digests,
+        flusher = new DigestFlusher(config.digest(), config.kafka(), store::list, digests,
                 destinations.digests(), ledger, deadLetters, producer, meters, clock);
         parts.push(() -> flusher.close(config.runtime().closeTimeout()));
         flusher.start();
@@ -170,13 +171,17 @@ public final class AlertService implements AutoCloseable {
      * the runtime) or the runtime failed.
      */
     public boolean live() {
-        return (store == null || store.alive()) && (runtime == null || runtime.live());
+        return (store == null || store.alive()) && (runtime == null || runtime.live())
+                && (flusher == null || flusher.alive());
     }
 
     /** Why not live, for {@code /health/live}. */
     String liveness() {
         if (runtime != null && !runtime.live()) {
             return "consumer runtime not live (" + runtime.state() + ")";
+        }
+        if (flusher != null && !flusher.alive()) {
+            return "digest flusher stopped";
         }
         return store == null ? "starting" : String.valueOf(store.health());
     }

@@ -88,7 +88,7 @@ import java.util.function.Function;
  *       {@code subscriptions.maxStaleness} [30 s], {@code subscriptions.restartBackoff} [1 s],
  *       {@code subscriptions.restartMaxBackoff} [30 s], {@code subscriptions.maxRestarts} [10]</li>
  *   <li>digests and grouping (issue 13): {@code digest.topChanges} [20], {@code digest.maxEntryBytes} [16384],
- *       {@code digest.maxWindows} [10000], {@code digest.zone} [UTC], {@code digest.tick} [1 s],
+ *       {@code digest.maxWindows} [10000], {@code digest.maxListedBytes} [64 MiB], {@code digest.zone} [UTC], {@code digest.tick} [1 s],
  *       {@code digest.retryBackoff} [10 s], {@code grouping.groupWait} [30 s], {@code grouping.groupInterval}
  *       [5 min], {@code grouping.repeatInterval} [4 h]</li>
  * </ul>
@@ -201,6 +201,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     + "entity and change description"),
             new Setting("digest.maxWindows", "10000", "open digest/group windows per instance; beyond, the oldest "
                     + "is sent early"),
+            new Setting("digest.maxListedBytes", "67108864", "bytes of listed changes all open windows hold; "
+                    + "beyond, changes are counted, not listed"),
             new Setting("digest.zone", "UTC", "time zone of Daily/Weekly/Monthly and cron schedules"),
             new Setting("digest.tick", "PT1S", "how often due digest/group windows are looked for"),
             new Setting("digest.retryBackoff", "PT10S", "wait before a failed digest/group message is sent again"),
@@ -385,7 +387,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("filter.maxSubjectLength", Integer::parseInt))),
                 new DigestSettings(catalog.alertDigest().name(), groupId + ".digest",
                         v.get("digest.topChanges", Integer::parseInt), v.get("digest.maxEntryBytes", Integer::parseInt),
-                        v.get("digest.maxWindows", Integer::parseInt), v.get("digest.zone", java.time.ZoneId::of),
+                        v.get("digest.maxWindows", Integer::parseInt), v.get("digest.maxListedBytes", Long::parseLong),
+                        v.get("digest.zone", java.time.ZoneId::of),
                         v.get("digest.tick", Values::duration), v.get("digest.retryBackoff", Values::duration),
                         ledger.ackTimeout(), v.get("grouping.groupWait", Values::duration),
                         v.get("grouping.groupInterval", Values::duration),
