@@ -100,4 +100,31 @@ class GroupingIT {
             assertEquals(4, receiver.hits("/hook").size());
         }
     }
+
+    @Test
+    void beyondMaxWindowsTheOldestGroupIsSentEarly() {
+        String ns = AlertTestSupport.namespace("grouping-bound");
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, 1);
+        AlertTestSupport.provision(broker, catalog);
+        ShiftedClock clock = new ShiftedClock(Instant.now());
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
+        settings.put("digest.tick", "PT0.2S");
+        settings.put("digest.maxWindows", "1");
+        try (Receiver receiver = new Receiver();
+             AlertService service = AlertService.start(AlertTestSupport.config(settings), clock)) {
+            AlertTestSupport.create(service.httpPort(), grouped("bounded", receiver.url("/hook"),
+                    receiver.url("/slack")));
+            AlertTestSupport.produce(broker, catalog.changes().name(), burst("table", 3));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(service) == 3);
+            AlertTestSupport.produce(broker, catalog.changes().name(), burst("topic", 2));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits("/slack").size() == 1);
+            assertEquals("bounded [entityType=table]: 3 changes",
+                    receiver.hits("/slack").get(0).body().get("text").asText(), "the oldest window, before groupWait");
+            assertEquals(1.0, service.meters().counter("changestream.alert.digest.early.seals").count());
+            clock.advance(Duration.ofMinutes(11));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits("/slack").size() == 2);
+            assertEquals("bounded [entityType=topic]: 2 changes",
+                    receiver.hits("/slack").get(1).body().get("text").asText());
+        }
+    }
 }
