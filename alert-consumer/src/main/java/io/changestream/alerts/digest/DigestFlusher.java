@@ -88,6 +88,8 @@ public final class DigestFlusher implements AutoCloseable {
     /** Most distinct "entityType eventType" counts per window; the rest are counted as "other". */
     static final int MAX_COUNT_KEYS = 50;
     private static final Duration MAX_SEND_TIME_PER_LOOP = Duration.ofSeconds(30);
+    /** Ticks a due window waits for its lagging partition to be read to the end before it is sealed anyway. */
+    static final int DRAIN_TICKS = 10;
     /** Numbers the flusher threads of one JVM (several services in tests). */
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
@@ -304,6 +306,9 @@ public final class DigestFlusher implements AutoCloseable {
                             state.apply(r, record);
                         }
                     }
+                    List<TopicPartition> without = c.assignment().stream().filter(tp -> !owned.containsKey(tp))
+                            .toList();
+                    takeOver(c, without);
                     for (PartitionState state : owned.values()) {
                         if (!state.caughtUp && c.position(state.tp) >= state.endAtAssignment) {
                             state.caughtUp = true;
@@ -311,7 +316,7 @@ public final class DigestFlusher implements AutoCloseable {
                                     state.byKey.size());
                         }
                     }
-                    flush();
+                    flush(c);
                     commit(c, owned.keySet());
                     openWindows.set(owned.values().stream().mapToInt(PartitionState::openWindows).sum());
                 } catch (WakeupException e) {
@@ -361,7 +366,7 @@ public final class DigestFlusher implements AutoCloseable {
     }
 
     /** Seals due windows and sends sealed ones, per key in order; bounded in time per loop. */
-    private void flush() {
+    private void flush(KafkaConsumer<String, String> c) {
         long started = System.nanoTime();
         Map<String, EventSubscription> byId = new HashMap<>();
         subscriptions.get().stream().filter(a -> a.subscription().enabled())
@@ -371,6 +376,7 @@ public final class DigestFlusher implements AutoCloseable {
             if (!state.caughtUp) {
                 continue;
             }
+            Drained drained = new Drained(c, state.tp);
             var keys = state.byKey.entrySet().iterator();
             while (keys.hasNext() && !stopping) {
                 Map.Entry<String, Deque<Window>> entry = keys.next();
@@ -378,7 +384,7 @@ public final class DigestFlusher implements AutoCloseable {
                 while (!windows.isEmpty() && !stopping) {
                     Window head = windows.peekFirst();
                     EventSubscription sub = byId.get(head.subscriptionId);
-                    if (!head.sealed() && !due(state, head, sub)) {
+                    if (!head.sealed() && !due(state, head, sub, drained)) {
                         break;
                     }
                     if (!head.sealed()) {
@@ -395,7 +401,6 @@ public final class DigestFlusher implements AutoCloseable {
                         break;
                     }
                     forget(windows.pollFirst());
-                    state.lastMessage.put(head.key, clock.millis());
                 }
                 if (windows.isEmpty()) {
                     keys.remove();
@@ -420,21 +425,52 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private boolean due(PartitionState state, Window w, EventSubscription sub) {
+    /**
+     * Whether an open window is to be sealed now: it is due, and its partition is read to the end (so what was
+     * acked before the due time is in it), or the partition lags still {@value #DRAIN_TICKS} ticks after.
+     */
+    private boolean due(PartitionState state, Window w, EventSubscription sub, Drained drained) {
+        Instant now = clock.instant();
+        Instant due = dueAt(state, w, sub);
+        return !now.isBefore(due) && (!now.isBefore(due.plus(settings.tick().multipliedBy(DRAIN_TICKS)))
+                || drained.get());
+    }
+
+    /**
+     * Whether a partition is read to its end offset as of now (asked of the broker once per loop, only when a
+     * window is due): then every entry acked before the due time is in its window.
+     */
+    private static final class Drained {
+        private final KafkaConsumer<String, String> c;
+        private final TopicPartition tp;
+        private Boolean known;
+
+        Drained(KafkaConsumer<String, String> c, TopicPartition tp) {
+            this.c = c;
+            this.tp = tp;
+        }
+
+        boolean get() {
+            if (known == null) {
+                known = c.position(tp) >= c.endOffsets(List.of(tp)).get(tp);
+            }
+            return known;
+        }
+    }
+
+    private Instant dueAt(PartitionState state, Window w, EventSubscription sub) {
         Optional<DigestPolicy> policy = sub == null ? Optional.empty() : policies.policyOf(sub);
         if (policy.isEmpty()) {
-            return true; // deleted, disabled or back to real time: what was collected goes now
+            return Instant.EPOCH; // deleted, disabled or back to real time: what was collected goes now
         }
-        Instant now = clock.instant();
         Instant first = Instant.ofEpochMilli(w.firstAt);
         if (policy.get().scheduled()) {
-            return !now.isBefore(policy.get().nextTick(first));
+            return policy.get().nextTick(first);
         }
         Long last = state.lastMessage.get(w.key);
         boolean known = last != null && w.firstAt - last < policy.get().repeatInterval().toMillis();
-        Instant due = known ? Instant.ofEpochMilli(Math.max(w.firstAt, last + policy.get().groupInterval()
-                .toMillis())) : first.plus(policy.get().groupWait());
-        return !now.isBefore(due);
+        return known ? Instant.ofEpochMilli(Math.max(w.firstAt, last + policy.get().groupInterval().toMillis()))
+                : first.plus(policy.get().groupWait());
     }
 
     /** More open windows than digest.maxWindows: the oldest are sealed (and sent) before they are due. */
@@ -484,10 +520,12 @@ public final class DigestFlusher implements AutoCloseable {
         boolean retry = false;
         java.time.Duration wait = null;
         boolean attempted = false;
+        boolean settledBefore = true; // every destination group had its SENT before: a re-read, already counted
         for (DestinationGroup group : DestinationGroup.of(sub, false)) {
             if (w.sent.contains(group.key()) || !DigestDelivery.takesDigests(group.destination().type())) {
                 continue;
             }
+            settledBefore = false;
             DeliveryResult result = delivery.deliver(message, group.destination());
             attempted |= !result.throttled();
             switch (result.outcome()) {
@@ -517,6 +555,10 @@ public final class DigestFlusher implements AutoCloseable {
         }
         ledger.record(state.tp, w.lastOffset, sub.id(), w.flushId, w.deadLettered ? DeliveryRecord.DEAD_LETTERED
                 : DeliveryRecord.DELIVERED, Math.max(1, w.attempts));
+        if (settledBefore) {
+            return true;
+        }
+        state.lastMessage.put(w.key, clock.millis());
         count(w.deadLettered ? "dead_lettered" : "delivered");
         LOG.info("digest {} of subscription {} ({} members, group '{}') settled", w.flushId, sub.id(), w.total,
                 w.group);
@@ -559,7 +601,7 @@ public final class DigestFlusher implements AutoCloseable {
                 .tag("outcome", outcome).register(meters).increment();
     }
 
-    /** Takes partitions over: markers first (from the committed offset to the end), then the entries re-read. */
+    /** Commits what is sent before partitions go; takes assigned ones over ({@link #takeOver}). */
     private final class Listener implements ConsumerRebalanceListener {
         private final KafkaConsumer<String, String> c;
 
@@ -584,9 +626,20 @@ public final class DigestFlusher implements AutoCloseable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            if (partitions.isEmpty()) {
-                return;
-            }
+            takeOver(c, partitions);
+        }
+    }
+
+    /**
+     * Takes partitions over: markers first (from the committed offset to the end), then the consumer is put back
+     * to the committed offset to re-read the entries. A partition whose take-over fails stays without state (its
+     * records are skipped, nothing is committed for it) and is taken over again at the next loop.
+     */
+    private void takeOver(KafkaConsumer<String, String> c, Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        try {
             Map<TopicPartition, OffsetAndMetadata> committed = c.committed(Set.copyOf(partitions));
             Map<TopicPartition, Long> ends = c.endOffsets(partitions);
             Map<TopicPartition, Long> beginnings = c.beginningOffsets(partitions);
@@ -596,7 +649,7 @@ public final class DigestFlusher implements AutoCloseable {
                     new StringDeserializer())) {
                 for (TopicPartition tp : partitions) {
                     OffsetAndMetadata at = committed.get(tp);
-                    long from = at == null ? beginnings.get(tp) : at.offset();
+                    long from = at == null ? beginnings.get(tp) : Math.max(at.offset(), beginnings.get(tp));
                     long end = ends.get(tp);
                     PartitionState state = new PartitionState(tp, end);
                     reader.assign(List.of(tp));
@@ -611,9 +664,14 @@ public final class DigestFlusher implements AutoCloseable {
                     }
                     c.seek(tp, from);
                     owned.put(tp, state);
-                    LOG.info("digest partition {} assigned: re-reading from offset {} to {}", tp, from, end);
+                    LOG.info("digest partition {} taken over: re-reading from offset {} to {}", tp, from, end);
                 }
             }
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warn("digest flusher: taking {} over failed, retried at the next tick: {}", partitions,
+                    e.toString());
         }
     }
 

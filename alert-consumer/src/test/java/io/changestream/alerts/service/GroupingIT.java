@@ -121,6 +121,7 @@ class GroupingIT {
             assertEquals("bounded [entityType=table]: 3 changes",
                     receiver.hits("/slack").get(0).body().get("text").asText(), "the oldest window, before groupWait");
             assertEquals(1.0, service.meters().counter("changestream.alert.digest.early.seals").count());
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(service) == 5);
             clock.advance(Duration.ofMinutes(11));
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits("/slack").size() == 2);
             assertEquals("bounded [entityType=topic]: 2 changes",
