@@ -19,7 +19,12 @@ public enum CatalogTopic {
     /** Debezium's source offsets. */
     CDC_OFFSETS("cdc-offsets"),
     /** Debezium's schema history (MySQL/MariaDB). */
-    CDC_SCHEMA_HISTORY("cdc-schema-history");
+    CDC_SCHEMA_HISTORY("cdc-schema-history"),
+    /**
+     * Pending digest and group content of Scheduled and grouped subscriptions (DigestRecord), key
+     * subscriptionId/group, so one group's entries and flush markers share a partition.
+     */
+    ALERT_DIGEST("alert-digest");
 
     private final String suffix;
 

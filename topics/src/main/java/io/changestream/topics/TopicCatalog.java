@@ -3,6 +3,7 @@ package io.changestream.topics;
 import io.changestream.topics.model.CdcDeadLetter;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
+import io.changestream.topics.model.DigestRecord;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.model.LogChunk;
@@ -32,6 +33,7 @@ import org.apache.kafka.common.config.TopicConfig;
  * <tr><td>cdc-dlq</td><td>1</td><td>delete</td><td>30 d</td></tr>
  * <tr><td>cdc-offsets</td><td>1</td><td>compact</td><td>-</td></tr>
  * <tr><td>cdc-schema-history</td><td>1</td><td>delete</td><td>forever</td></tr>
+ * <tr><td>alert-digest</td><td>6</td><td>delete</td><td>35 d (longer than a monthly digest's window)</td></tr>
  * </table>
  *
  * <p>Replication factor 3 and {@code min.insync.replicas} 2 by default; {@link #withReplicationFactor(short)} with 1
@@ -186,6 +188,14 @@ public final class TopicCatalog {
         return spec(CatalogTopic.CDC_SCHEMA_HISTORY);
     }
 
+    /**
+     * {@code alert-digest}: DigestRecord (entries and flush markers of digests and groups) keyed by
+     * subscriptionId/group; delete, 35 days.
+     */
+    public TopicSpec alertDigest() {
+        return spec(CatalogTopic.ALERT_DIGEST);
+    }
+
     /** Every topic, in {@link CatalogTopic} order. */
     public List<TopicSpec> all() {
         return Arrays.stream(CatalogTopic.values()).map(this::spec).toList();
@@ -217,6 +227,8 @@ public final class TopicCatalog {
             case CDC_SCHEMA_HISTORY -> new TopicSpec(name, count, replicationFactor, CleanupPolicy.DELETE,
                     TopicSpec.RETAIN_FOREVER, minIsr, Map.of(TopicConfig.RETENTION_BYTES_CONFIG, "-1"),
                     byte[].class, byte[].class);
+            case ALERT_DIGEST -> spec(name, count, minIsr, CleanupPolicy.DELETE, Duration.ofDays(35),
+                    DigestRecord.class);
         };
     }
 
@@ -237,6 +249,7 @@ public final class TopicCatalog {
         map.put(CatalogTopic.CDC_DLQ, 1);
         map.put(CatalogTopic.CDC_OFFSETS, 1);
         map.put(CatalogTopic.CDC_SCHEMA_HISTORY, 1);
+        map.put(CatalogTopic.ALERT_DIGEST, 6);
         return map;
     }
 

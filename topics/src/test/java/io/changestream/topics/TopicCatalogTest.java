@@ -21,7 +21,8 @@ class TopicCatalogTest {
     void everyTopicOfTheDesignIsInTheCatalogWithTheDefaultNamespace() {
         var names = catalog.all().stream().map(TopicSpec::name).toList();
         assertEquals(java.util.List.of("cs.changes", "cs.pipeline-status", "cs.subscriptions", "cs.alert-ledger",
-                "cs.alert-dlq", "cs.log-chunks", "cs.cdc-dlq", "cs.cdc-offsets", "cs.cdc-schema-history"), names);
+                "cs.alert-dlq", "cs.log-chunks", "cs.cdc-dlq", "cs.cdc-offsets", "cs.cdc-schema-history",
+                "cs.alert-digest"), names);
         assertEquals(names.size(), new HashSet<>(names).size());
     }
 

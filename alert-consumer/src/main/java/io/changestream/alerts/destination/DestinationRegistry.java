@@ -56,6 +56,7 @@ public final class DestinationRegistry implements AutoCloseable {
     private final Map<SubscriptionType, Map<DeliveryResult.Outcome, Counter>> outcomes =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final ThreadPoolExecutor blocking;
+    private final DigestDelivery digests;
 
     /**
      * With the default {@link DeliveryConcurrency}.
@@ -92,10 +93,12 @@ public final class DestinationRegistry implements AutoCloseable {
                 new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages()),
                 new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages()),
                 lineage));
-        if (settings.smtp() != null) {
-            all.add(new EmailDestination(settings.smtp(), settings.messages(),
-                    new EmailReceivers(new PlatformDirectory(settings.platform(), clock))));
+        EmailDestination email = settings.smtp() == null ? null : new EmailDestination(settings.smtp(),
+                settings.messages(), new EmailReceivers(new PlatformDirectory(settings.platform(), clock)));
+        if (email != null) {
+            all.add(email);
         }
+        this.digests = new DigestDelivery(sender, settings.messages(), email, limiter, clock); // issue 13: digests
         for (Destination destination : all) {
             destinations.put(destination.type(),
                     new CircuitBreakingDestination(destination, settings.breaker(), clock));
@@ -236,6 +239,11 @@ public final class DestinationRegistry implements AutoCloseable {
                     .tag("type", type.name()).tag("outcome", o.name()).register(meters));
         }
         counter.increment();
+    }
+
+    /** Sends digest and group messages (issue 13) with these destinations' senders and rate limits. */
+    public DigestDelivery digests() {
+        return digests;
     }
 
     /** The circuit state of a request's destination. */

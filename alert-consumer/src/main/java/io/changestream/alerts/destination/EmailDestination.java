@@ -91,37 +91,50 @@ public final class EmailDestination implements Destination {
     public DeliveryResult deliver(DeliveryRequest request) {
         List<InternetAddress> to;
         try {
-            if (receivers == null) {
-                to = receivers(request.destination().config());
-            } else {
-                List<SubscriptionDestination> all = request.subscription().activeDestinations().stream()
-                        .filter(d -> d.type() == SubscriptionType.EMAIL).toList();
-                all.forEach(EmailReceivers::validate);
-                to = List.copyOf(receivers.resolve(all.isEmpty() ? List.of(request.destination()) : all,
-                        request.event()));
-                if (to.isEmpty()) {
-                    return DeliveryResult.delivered();
-                }
-            }
+            to = receiversOf(request);
         } catch (DestinationConfigException e) {
             return DeliveryResult.permanent(e.getMessage());
         } catch (PlatformUnavailableException e) {
             return DeliveryResult.retry(null, "receivers unknown: " + e.getMessage());
         }
+        if (to.isEmpty()) {
+            return DeliveryResult.delivered();
+        }
         ChangeMessage m = request.event() != null ? ChangeMessage.of(request.event(), messages)
                 : ChangeMessage.of(request.runStatus(), messages);
+        return send(to, "[" + request.subscription().name() + "] " + m.title(), plain(m), html(m),
+                request.idempotencyKey());
+    }
+
+    /**
+     * The receivers of a request: its config's list, or (with a directory) every e-mail destination of the
+     * subscription resolved by category; empty when roles resolve to nobody.
+     */
+    List<InternetAddress> receiversOf(DeliveryRequest request) {
+        if (receivers == null) {
+            return receivers(request.destination().config());
+        }
+        List<SubscriptionDestination> all = request.subscription().activeDestinations().stream()
+                .filter(d -> d.type() == SubscriptionType.EMAIL).toList();
+        all.forEach(EmailReceivers::validate);
+        return List.copyOf(receivers.resolve(all.isEmpty() ? List.of(request.destination()) : all,
+                request.event()));
+    }
+
+    /** Sends one composed message (plain and HTML alternatives) to the receivers. */
+    DeliveryResult send(List<InternetAddress> to, String subject, String plain, String html, String idempotencyKey) {
         try {
             MimeMessage message = new MimeMessage(session);
             message.setFrom(new InternetAddress(smtp.from()));
             message.setRecipients(Message.RecipientType.TO, to.toArray(new InternetAddress[0]));
-            message.setSubject("[" + request.subscription().name() + "] " + m.title(), "UTF-8");
+            message.setSubject(subject, "UTF-8");
             message.setSentDate(new Date());
-            message.setHeader("Idempotency-Key", request.idempotencyKey());
+            message.setHeader("Idempotency-Key", idempotencyKey);
             MimeBodyPart text = new MimeBodyPart();
-            text.setText(plain(m), "UTF-8");
-            MimeBodyPart html = new MimeBodyPart();
-            html.setContent(html(m), "text/html; charset=UTF-8");
-            message.setContent(new MimeMultipart("alternative", text, html));
+            text.setText(plain, "UTF-8");
+            MimeBodyPart htmlPart = new MimeBodyPart();
+            htmlPart.setContent(html, "text/html; charset=UTF-8");
+            message.setContent(new MimeMultipart("alternative", text, htmlPart));
             message.saveChanges();
             try (Transport transport = session.getTransport("smtp")) {
                 transport.connect(smtp.host(), smtp.port(), smtp.username(), smtp.password());
@@ -166,7 +179,7 @@ public final class EmailDestination implements Destination {
                 + "<p><a href=\"" + escape(m.link()) + "\">Open in the platform</a></p></body></html>";
     }
 
-    private static String escape(String text) {
+    static String escape(String text) {
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

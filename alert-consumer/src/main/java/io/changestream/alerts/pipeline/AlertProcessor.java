@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.lineage.RunEvents;
+import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.ledger.LedgerRecords;
 import io.changestream.runtime.AsyncProcessor;
@@ -105,11 +106,22 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     private final Counter malformed;
     private final Counter unknownOutcome;
     private final Releases releases;
+    /** Scheduled and grouped subscriptions' pairs go here instead of to their destinations (issue 13); or null. */
+    private final DigestCollector digests;
     private final Map<TopicPartition, Map<Long, EventProgress>> inFlight = new ConcurrentHashMap<>();
 
     public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
                           DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
                           DeliveryObserver observer, DeliverySummary summary, MeterRegistry meters, Clock clock) {
+        this(settings, subscriptions, destinations, ledger, deadLetters, observer, summary, meters, clock, null);
+    }
+
+    /** With digests and grouping ({@code digests} null: every subscription is delivered event by event). */
+    public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
+                          DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
+                          DeliveryObserver observer, DeliverySummary summary, MeterRegistry meters, Clock clock,
+                          DigestCollector digests) {
+        this.digests = digests;
         this.settings = settings;
         this.subscriptions = subscriptions;
         this.destinations = destinations;
@@ -219,6 +231,11 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
      * limits is not counted, and a pair with every group done is settled in the ledger.
      */
     private CompletableFuture<Void> deliverPair(PairAttempt at) {
+        return collected(at).thenCompose(collected -> collected ? CompletableFuture.completedFuture(null)
+                : deliverGroups(at));
+    }
+
+    private CompletableFuture<Void> deliverGroups(PairAttempt at) {
         EventProgress.Pair pair = at.pair();
         pair.attempts++;
         List<CompletableFuture<DeliveryResult>> sends = new ArrayList<>();
@@ -255,7 +272,6 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         }
         EventProgress.Pair pair = at.pair();
         int attempt = pair.attempts;
-        // [seam] a Scheduled/grouped subscription's request would be handed to its collector here instead
         return at.call().track(destinations.deliverAsync(at.notice().request(at.sub(), group.destination(), attempt,
                         at.trace()), () -> {
                     // holding the destination's slot: the partition may have been released while it waited
@@ -369,6 +385,37 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 }
             }
             return CompletableFuture.allOf(reported.toArray(CompletableFuture[]::new)).thenApply(v -> pair);
+        });
+    }
+
+    /**
+     * Issue 13: a Scheduled or grouped subscription's pair is handed to its digest (a durable append to
+     * {@code alert-digest}) and settled {@link DigestCollector#COLLECTED} once acked; the digest's owner sends it.
+     * Completes with false (nothing written) when the subscription is delivered event by event.
+     */
+    private CompletableFuture<Boolean> collected(PairAttempt at) {
+        EventProgress.Pair pair = at.pair();
+        if (digests == null || at.notice().isRunStatus() || pair.deadLettered
+                || digests.policyOf(at.sub()).isEmpty()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        try {
+            at.call().requireOwned();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Boolean> appended = pair.collected ? CompletableFuture.completedFuture(true)
+                : digests.collectAsync(at.tp(), at.event().offset(), at.sub(), at.notice().change());
+        return appended.thenCompose(collected -> {
+            if (!collected) {
+                return CompletableFuture.completedFuture(false);
+            }
+            pair.collected = true; // a retry after a ledger timeout settles without collecting again
+            return ledger.recordAsync(at.tp(), at.event().offset(), at.sub().id(), at.notice().eventId(),
+                    DigestCollector.COLLECTED, 1).thenApply(v -> {
+                        pair.settled = true;
+                        return true;
+                    });
         });
     }
 
@@ -594,6 +641,8 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             volatile int attempts;
             volatile boolean deadLettered;
             volatile boolean settled;
+            /** Handed to its digest (issue 13); settled once the ledger acked. */
+            volatile boolean collected;
 
             private static Pair settled() {
                 Pair p = new Pair();

@@ -10,6 +10,7 @@ import io.changestream.alerts.destination.RateLimit;
 import io.changestream.alerts.destination.RateLimitSettings;
 import io.changestream.alerts.destination.SmtpSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
+import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
@@ -89,6 +90,10 @@ import java.util.function.Function;
  *       [&lt;namespace&gt;openlineage], {@code destinations.proxy} [none], {@code subscriptions.staleAfter} [10 s],
  *       {@code subscriptions.maxStaleness} [30 s], {@code subscriptions.restartBackoff} [1 s],
  *       {@code subscriptions.restartMaxBackoff} [30 s], {@code subscriptions.maxRestarts} [10]</li>
+ *   <li>digests and grouping (issue 13): {@code digest.topChanges} [20], {@code digest.maxEntryBytes} [16384],
+ *       {@code digest.maxWindows} [10000], {@code digest.maxListedBytes} [64 MiB], {@code digest.zone} [UTC], {@code digest.tick} [1 s],
+ *       {@code digest.retryBackoff} [10 s], {@code grouping.groupWait} [30 s], {@code grouping.groupInterval}
+ *       [5 min], {@code grouping.repeatInterval} [4 h]</li>
  * </ul>
  * Durations are ISO-8601 ({@code PT10S}) or milliseconds.
  *
@@ -108,12 +113,14 @@ import java.util.function.Function;
  * @param delivery         concurrent requests per destination and the blocking pool ({@code delivery.*})
  * @param ledgerLinger     how long the ledger's producer waits to batch records ({@code ledger.linger}, default
  *                         5 ms; its acks end the events, so it bounds the added latency)
+ * @param digest           digests and grouping ({@code digest.*}, {@code grouping.*}; issue 13)
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  PipelineSettings pipeline, DestinationSettings destinations,
                                  SubscriptionStoreSettings subscriptions, StatusSettings status,
-                                 FilterSettings filter, DeliveryConcurrency delivery, Duration ledgerLinger) {
+                                 FilterSettings filter, DeliveryConcurrency delivery, Duration ledgerLinger,
+                                 DigestSettings digest) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -201,7 +208,25 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
             new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
-                    + "evaluation error"));
+                    + "evaluation error"),
+            // issue 13: digests (Scheduled subscriptions) and grouping
+            new Setting("digest.topChanges", "20", "changes listed in full per digest/group message (and kept in "
+                    + "memory per open window); the rest are counted"),
+            new Setting("digest.maxEntryBytes", "16384", "largest event kept for a digest; larger ones lose their "
+                    + "entity and change description"),
+            new Setting("digest.maxWindows", "10000", "open digest/group windows per instance; beyond, the oldest "
+                    + "is sent early"),
+            new Setting("digest.maxListedBytes", "67108864", "bytes of listed changes all open windows hold; "
+                    + "beyond, changes are counted, not listed"),
+            new Setting("digest.zone", "UTC", "time zone of Daily/Weekly/Monthly and cron schedules"),
+            new Setting("digest.tick", "PT1S", "how often due digest/group windows are looked for"),
+            new Setting("digest.retryBackoff", "PT10S", "wait before a failed digest/group message is sent again"),
+            new Setting("grouping.groupWait", "PT30S", "default wait of a new group before its first message "
+                    + "(Alertmanager group_wait)"),
+            new Setting("grouping.groupInterval", "PT5M", "default wait after a group's message before its next "
+                    + "(Alertmanager group_interval)"),
+            new Setting("grouping.repeatInterval", "PT4H", "default time a group is remembered after its last "
+                    + "message (Alertmanager repeat_interval; no change is sent twice)"));
 
     private static String limit(SubscriptionType type) {
         return RateLimitSettings.DEFAULTS.defaultFor(type).toString();
@@ -248,6 +273,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         if (ledgerLinger.isNegative() || ledgerLinger.toMillis() > 1_000) {
             throw new IllegalArgumentException("ledger.linger must be between 0 and 1 s, was " + ledgerLinger);
         }
+        Objects.requireNonNull(digest, "digest is required");
     }
 
     /** The topic catalog of {@link #namespace()}. */
@@ -383,7 +409,15 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("delivery.maxQueuedPerDestination", Integer::parseInt),
                         v.get("delivery.maxConnectionsPerHost", Integer::parseInt),
                         v.get("delivery.blockingThreads", Integer::parseInt)),
-                v.get("ledger.linger", Values::duration));
+                v.get("ledger.linger", Values::duration),
+                new DigestSettings(catalog.alertDigest().name(), groupId + ".digest",
+                        v.get("digest.topChanges", Integer::parseInt), v.get("digest.maxEntryBytes", Integer::parseInt),
+                        v.get("digest.maxWindows", Integer::parseInt), v.get("digest.maxListedBytes", Long::parseLong),
+                        v.get("digest.zone", java.time.ZoneId::of),
+                        v.get("digest.tick", Values::duration), v.get("digest.retryBackoff", Values::duration),
+                        ledger.ackTimeout(), v.get("grouping.groupWait", Values::duration),
+                        v.get("grouping.groupInterval", Values::duration),
+                        v.get("grouping.repeatInterval", Values::duration)));
     }
 
     /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */

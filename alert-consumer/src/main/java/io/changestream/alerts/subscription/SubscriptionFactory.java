@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.DestinationConfigException;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.Secrets;
+import io.changestream.alerts.digest.DigestConfigException;
+import io.changestream.alerts.digest.DigestPolicy;
+import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterException;
 import io.changestream.alerts.filter.FilterInputException;
 import io.changestream.alerts.filter.FilterRulesBuilder;
@@ -47,6 +50,9 @@ public final class SubscriptionFactory {
             "description", "alertType", "trigger", "enabled", "filteringRules", "input", "destinations", "batchSize",
             "retries", "pollInterval", "provider", "owners", "domains", "version", "updatedAt", "updatedBy",
             "resources", "href", "changeDescription", "incrementalChangeDescription", "deleted");
+
+    /** Validation of triggers and grouping needs no service setting: the defaults stand in. */
+    private static final DigestSettings DIGEST_DEFAULTS = DigestSettings.of("-", "-");
 
     private final DestinationRegistry destinations;
     private final FilterSettings filterSettings;
@@ -106,8 +112,9 @@ public final class SubscriptionFactory {
         String id = existing != null ? existing.id() : ids.get().toString();
         double version = existing == null || existing.version() == null ? 0.1
                 : Math.round((existing.version() + 0.1) * 10) / 10.0;
+        EventSubscription subscription;
         try {
-            return new EventSubscription(id, name, name, optionalText(request, "displayName"),
+            subscription = new EventSubscription(id, name, name, optionalText(request, "displayName"),
                     optionalText(request, "description"), alertType, trigger, enabled, rules, input, dests, batchSize,
                     retries, pollInterval, optionalText(request, "provider") == null ? "user"
                     : optionalText(request, "provider"), node(request, "owners"), node(request, "domains"), version,
@@ -115,6 +122,12 @@ public final class SubscriptionFactory {
         } catch (IllegalArgumentException | NullPointerException e) {
             throw SubscriptionException.invalid("body", e.getMessage());
         }
+        try { // issue 13: a Scheduled trigger's schedule and the grouping must be usable
+            DigestPolicy.of(subscription, DIGEST_DEFAULTS);
+        } catch (DigestConfigException e) {
+            throw SubscriptionException.invalid(e.field(), e.reason());
+        }
+        return subscription;
     }
 
     private FilteringRules filteringRules(JsonNode request, List<String> resources, AlertType alertType,

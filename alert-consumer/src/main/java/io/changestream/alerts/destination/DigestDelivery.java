@@ -1,0 +1,211 @@
+package io.changestream.alerts.destination;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.model.SubscriptionType;
+import io.changestream.topics.serde.Json;
+import io.changestream.topics.trace.TraceContext;
+import jakarta.mail.internet.InternetAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Sends a {@link DigestMessage} in each destination's format: a Webhook (or Generic) gets a JSON array of the listed
+ * events (each as the single-event body, with {@code subscriptionId}/{@code subscriptionName}) and the headers
+ * {@value #TOTAL_HEADER} / {@value #OMITTED_HEADER}; Slack, MS Teams and Google Chat get one message in their
+ * {@link ChatFormat} with the counts and the listed changes; e-mail gets one HTML (and plain) summary to the
+ * destination's receivers (roles resolved over the listed events). Every request carries
+ * {@code Idempotency-Key: <subscriptionId>:<flushId>} and the signature of its scheme. The destination's rate limit
+ * applies; OpenLineage is not a digest target. Thread-safe.
+ */
+public final class DigestDelivery {
+
+    /** Header with the window's member count. */
+    public static final String TOTAL_HEADER = "X-Changestream-Digest-Total";
+    /** Header with the members counted but not listed. */
+    public static final String OMITTED_HEADER = "X-Changestream-Digest-Omitted";
+
+    private final HttpSender sender;
+    private final MessageSettings messages;
+    private final EmailDestination email;
+    private final DestinationRateLimiter limiter;
+    private final java.time.Clock clock;
+
+    DigestDelivery(HttpSender sender, MessageSettings messages, EmailDestination email,
+                   DestinationRateLimiter limiter, java.time.Clock clock) {
+        this.sender = sender;
+        this.messages = messages;
+        this.email = email;
+        this.limiter = limiter;
+        this.clock = clock;
+    }
+
+    /** Sends the message to one destination; never throws for a delivery failure. */
+    public DeliveryResult deliver(DigestMessage digest, SubscriptionDestination destination) {
+        DeliveryRequest probe = DeliveryRequest.of(digest.subscription(), destination, placeholder(digest), 1);
+        java.time.Duration wait = limiter.acquire(probe);
+        if (!wait.isZero()) {
+            return DeliveryResult.throttled(wait, "rate limit of destination " + CircuitBreakingDestination.key(probe)
+                    + ": next slot in " + wait.toMillis() + " ms");
+        }
+        DeliveryResult result = switch (destination.type()) {
+            case WEBHOOK, GENERIC -> webhook(digest, destination);
+            case SLACK -> chat(ChatFormat.SLACK, digest, destination);
+            case MS_TEAMS -> chat(ChatFormat.MS_TEAMS, digest, destination);
+            case G_CHAT -> chat(ChatFormat.G_CHAT, digest, destination);
+            case EMAIL -> email(digest, destination);
+            default -> DeliveryResult.permanent("destination type " + destination.type()
+                    + " does not take digests");
+        };
+        if (result.retryAfter() != null) {
+            limiter.observe(probe, result);
+        }
+        return result;
+    }
+
+    /** The key receivers deduplicate on: {@code <subscriptionId>:<flushId>}, the same on every attempt and instance. */
+    public static String idempotencyKey(DigestMessage digest) {
+        return digest.subscription().id() + ":" + digest.flushId();
+    }
+
+    /** The readable content, as one {@link ChangeMessage}: counts first, then the listed changes. */
+    public ChangeMessage summary(DigestMessage digest) {
+        List<String> lines = new ArrayList<>();
+        digest.counts().forEach((what, n) -> lines.add(what + ": " + n));
+        lines.add("");
+        for (ChangeEvent event : digest.events()) {
+            lines.add(ChangeMessage.of(event, messages).title());
+        }
+        if (digest.omitted() > 0) {
+            lines.add("… and " + digest.omitted() + " more");
+        }
+        String base = messages.platformUrl().toString().replaceAll("/+$", "");
+        return new ChangeMessage(digest.title(), digest.group().isEmpty() ? "all matching changes" : digest.group(),
+                "changestream " + digest.kind(), digest.from() + " – " + digest.to(), lines, base);
+    }
+
+    private DeliveryResult webhook(DigestMessage digest, SubscriptionDestination destination) {
+        WebhookConfig config;
+        try {
+            config = WebhookConfig.parse(destination.config());
+        } catch (DestinationConfigException e) {
+            return DeliveryResult.permanent(e.getMessage());
+        }
+        byte[] body;
+        try {
+            ArrayNode array = Json.mapper().createArrayNode();
+            for (ChangeEvent event : digest.events()) {
+                ObjectNode json = Json.mapper().valueToTree(event);
+                json.put("subscriptionId", digest.subscription().id());
+                json.put("subscriptionName", digest.subscription().name());
+                array.add(json);
+            }
+            body = Json.mapper().writeValueAsBytes(array);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            return DeliveryResult.permanent("cannot serialize the digest: " + e.getMessage());
+        }
+        Map<String, String> headers = headers(config, digest);
+        headers.put(TOTAL_HEADER, Integer.toString(digest.total()));
+        headers.put(OMITTED_HEADER, Integer.toString(digest.omitted()));
+        if (config.secretKey() != null && config.signatureScheme().signsOm()) {
+            headers.put(WebhookDestination.SIGNATURE_HEADER, "sha256="
+                    + WebhookDestination.hmacSha256Hex(config.secretKey(), body));
+        }
+        if (config.signatureScheme().signsStandard()) {
+            headers.putAll(StandardWebhookSigner.headers(config.standardKey(),
+                    StandardWebhookSigner.messageId(idempotencyKey(digest)), clock.instant().getEpochSecond(), body));
+        }
+        return sender.send(WebhookDestination.outbound(destination, config, headers, body));
+    }
+
+    private DeliveryResult chat(ChatFormat format, DigestMessage digest, SubscriptionDestination destination) {
+        WebhookConfig config;
+        try {
+            config = WebhookConfig.parse(destination.config());
+        } catch (DestinationConfigException e) {
+            return DeliveryResult.permanent(e.getMessage());
+        }
+        byte[] body;
+        try {
+            body = Json.mapper().writeValueAsBytes(format.render(summary(digest)));
+        } catch (JsonProcessingException e) {
+            return DeliveryResult.permanent("cannot render the digest: " + e.getMessage());
+        }
+        return sender.send(WebhookDestination.outbound(destination, config, headers(config, digest), body));
+    }
+
+    private Map<String, String> headers(WebhookConfig config, DigestMessage digest) {
+        Map<String, String> headers = new LinkedHashMap<>(config.headers());
+        headers.put("Content-Type", "application/json; charset=utf-8");
+        headers.put(WebhookDestination.IDEMPOTENCY_HEADER, idempotencyKey(digest));
+        headers.put(TraceContext.HEADER, TraceContext.newTrace().format());
+        return headers;
+    }
+
+    private DeliveryResult email(DigestMessage digest, SubscriptionDestination destination) {
+        if (email == null) {
+            return DeliveryResult.permanent("e-mail destinations need smtp.host");
+        }
+        Set<InternetAddress> to = new LinkedHashSet<>();
+        try {
+            List<ChangeEvent> events = digest.events().isEmpty() ? List.of(placeholder(digest)) : digest.events();
+            for (ChangeEvent event : events) {
+                to.addAll(email.receiversOf(DeliveryRequest.of(digest.subscription(), destination, event, 1)));
+            }
+        } catch (DestinationConfigException e) {
+            return DeliveryResult.permanent(e.getMessage());
+        } catch (PlatformUnavailableException e) {
+            return DeliveryResult.retry(null, "receivers unknown: " + e.getMessage());
+        }
+        if (to.isEmpty()) {
+            return DeliveryResult.delivered();
+        }
+        ChangeMessage m = summary(digest);
+        return email.send(List.copyOf(to), "[" + digest.subscription().name() + "] " + digest.title(),
+                m.title() + "\n\n" + m.changesText() + "\n\n" + m.link() + "\n", html(digest),
+                idempotencyKey(digest));
+    }
+
+    private String html(DigestMessage digest) {
+        StringBuilder out = new StringBuilder("<html><body><h2>").append(EmailDestination.escape(digest.title()))
+                .append("</h2><p>").append(EmailDestination.escape(digest.from() + " – " + digest.to()))
+                .append("</p><table><tr><th align=\"left\">change</th><th align=\"right\">count</th></tr>");
+        digest.counts().forEach((what, n) -> out.append("<tr><td>").append(EmailDestination.escape(what))
+                .append("</td><td align=\"right\">").append(n).append("</td></tr>"));
+        out.append("</table><ul>");
+        for (ChangeEvent event : digest.events()) {
+            ChangeMessage m = ChangeMessage.of(event, messages);
+            out.append("<li><a href=\"").append(EmailDestination.escape(m.link())).append("\">")
+                    .append(EmailDestination.escape(m.title())).append("</a> (").append(EmailDestination.escape(m.who()))
+                    .append(", ").append(m.when()).append(")</li>");
+        }
+        out.append("</ul>");
+        if (digest.omitted() > 0) {
+            out.append("<p>… and ").append(digest.omitted()).append(" more</p>");
+        }
+        return out.append("</body></html>").toString();
+    }
+
+    /** An event standing for the digest where a single event is needed (rate-limit key, role lookups). */
+    private static ChangeEvent placeholder(DigestMessage digest) {
+        return digest.events().isEmpty()
+                ? new ChangeEvent(digest.flushId(), "digest", "digest", digest.flushId(), null, null, null, null,
+                null, null, digest.to().toEpochMilli(), null, null, null, null)
+                : digest.events().get(0);
+    }
+
+    /** Whether a destination type takes digests (not OpenLineage, nor the platform-internal types). */
+    public static boolean takesDigests(SubscriptionType type) {
+        return switch (type) {
+            case WEBHOOK, GENERIC, SLACK, MS_TEAMS, G_CHAT, EMAIL -> true;
+            default -> false;
+        };
+    }
+}

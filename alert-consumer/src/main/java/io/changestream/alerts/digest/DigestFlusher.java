@@ -1,0 +1,696 @@
+package io.changestream.alerts.digest;
+
+import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.destination.DigestDelivery;
+import io.changestream.alerts.destination.DigestMessage;
+import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.pipeline.DeadLetterWriter;
+import io.changestream.alerts.pipeline.DestinationGroup;
+import io.changestream.alerts.subscription.ActiveSubscription;
+import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.model.DeliveryRecord;
+import io.changestream.topics.model.DigestRecord;
+import io.changestream.topics.model.EventSubscription;
+import io.changestream.topics.model.FailedEvent;
+import io.changestream.topics.model.FailureSource;
+import io.changestream.topics.serde.Json;
+import io.changestream.topics.serde.JsonSerde;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The flush side of digests and grouping: one thread per instance, a consumer of {@code alert-digest} in the group
+ * {@link DigestSettings#groupId()}, so each partition — and with it every window of the subscription groups keyed to
+ * it — has one owner. The owner keeps per key (subscription + group) its windows: members counted by entity and
+ * event type, the first {@link DigestSettings#topChanges()} in full. A window is due at the schedule's next tick after
+ * its first member (Scheduled), or after {@code groupWait} for a new group and {@code groupInterval} after the group's
+ * last message (grouping). Then the owner
+ * <ol>
+ *   <li>writes {@link DigestRecord#SEALED} (acked): the window is the key's entries up to its last offset, under a
+ *       flush id derived from subscription, group and window (its first offset on the partition);</li>
+ *   <li>sends the message to each destination group of the subscription, in key order, writing
+ *       {@link DigestRecord#SENT} after each (a permanent failure or exhausted {@code retries} dead-letters the
+ *       message instead);</li>
+ *   <li>settles the flush in {@code alert-ledger} (event id = flush id), and commits the partition up to the oldest
+ *       window not yet sent.</li>
+ * </ol>
+ * An owner that takes a partition over (restart, rebalance) first reads its markers from the committed offset to the
+ * end, then re-reads the entries: an entry at or below a sealed window's last offset belongs to that window (sent
+ * again only to the destination groups without {@code SENT}, under the same id — the receivers' Idempotency-Key);
+ * the rest form the open windows. So a restart or rebalance neither loses nor doubles a message, except the one a
+ * crash interrupts between a receiver's 2xx and its {@code SENT} ack (at least once, like any delivery). Windows are
+ * sealed only once their partition is read to the end as of its assignment.
+ *
+ * <p>Bounds: {@code digest.topChanges} members in full per window and {@code digest.maxListedBytes} of them in
+ * all (beyond, members are counted, not listed), {@code digest.maxWindows} open windows (beyond, the oldest is
+ * sealed early). Meters: {@code changestream_alert_digest_messages_total{outcome}},
+ * {@code changestream_alert_digest_open_windows}, {@code changestream_alert_digest_listed_bytes},
+ * {@code changestream_alert_digest_early_seals_total}.
+ */
+public final class DigestFlusher implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DigestFlusher.class);
+    /** Most distinct "entityType eventType" counts per window; the rest are counted as "other". */
+    static final int MAX_COUNT_KEYS = 50;
+    private static final Duration MAX_SEND_TIME_PER_LOOP = Duration.ofSeconds(30);
+    /** Ticks a due window waits for its lagging partition to be read to the end before it is sealed anyway. */
+    static final int DRAIN_TICKS = 10;
+    /** Numbers the flusher threads of one JVM (several services in tests). */
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final DigestSettings settings;
+    private final Map<String, Object> consumerProps;
+    private final Supplier<List<ActiveSubscription>> subscriptions;
+    private final DigestCollector policies;
+    private final DigestDelivery delivery;
+    private final DeliveryLedger ledger;
+    private final DeadLetterWriter deadLetters;
+    private final Producer<String, String> producer;
+    private final Clock clock;
+    private final MeterRegistry meters;
+    private final JsonSerde<DigestRecord> serde = JsonSerde.of(DigestRecord.class);
+    private final Map<TopicPartition, PartitionState> owned = new ConcurrentHashMap<>();
+    private final Counter earlySeals;
+    private final Thread thread;
+    private volatile boolean stopping;
+    private volatile KafkaConsumer<String, String> consumer;
+    private volatile boolean failed;
+    private final AtomicInteger openWindows = new AtomicInteger();
+    /** Bytes of the listed members of every window held (updated by the flusher thread only). */
+    private final AtomicLong listedBytes = new AtomicLong();
+
+    /**
+     * @param kafka    client properties ({@code bootstrap.servers}, security)
+     * @param producer producer of markers (acks=all), owned by the caller
+     */
+    public DigestFlusher(DigestSettings settings, Map<String, Object> kafka,
+                         Supplier<List<ActiveSubscription>> subscriptions, DigestCollector policies,
+                         DigestDelivery delivery, DeliveryLedger ledger, DeadLetterWriter deadLetters,
+                         Producer<String, String> producer, MeterRegistry meters, Clock clock) {
+        this.settings = settings;
+        this.subscriptions = subscriptions;
+        this.policies = policies;
+        this.delivery = delivery;
+        this.ledger = ledger;
+        this.deadLetters = deadLetters;
+        this.producer = producer;
+        this.clock = clock;
+        this.meters = meters;
+        this.consumerProps = new HashMap<>(kafka);
+        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
+        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        this.earlySeals = Counter.builder("changestream.alert.digest.early.seals")
+                .description("Windows sealed before they were due because digest.maxWindows windows were open")
+                .register(meters);
+        Gauge.builder("changestream.alert.digest.open.windows", openWindows, AtomicInteger::get)
+                .description("Open digest and group windows of the owned alert-digest partitions").register(meters);
+        Gauge.builder("changestream.alert.digest.listed.bytes", listedBytes, AtomicLong::get).baseUnit("bytes")
+                .description("Bytes of the changes held to be listed in digest and group messages "
+                        + "(bounded by digest.maxListedBytes)").register(meters);
+        this.thread = new Thread(this::run, "cs-digest-flusher-" + INSTANCES.incrementAndGet());
+        thread.setDaemon(true);
+    }
+
+    /** Starts the flusher thread. */
+    public void start() {
+        thread.start();
+    }
+
+    /** False once the flusher thread stopped on its own (its consumer could not be created or failed). */
+    public boolean alive() {
+        return !failed;
+    }
+
+    /** One window: a key's members between two seals. Flusher thread only. */
+    static final class Window {
+        final String subscriptionId;
+        final String group;
+        final String key;
+        String flushId;
+        long firstOffset = -1;
+        long lastOffset = -1;
+        long firstAt;
+        long sealedAt;
+        int total;
+        final Map<String, Integer> counts = new LinkedHashMap<>();
+        final List<ChangeEvent> events = new ArrayList<>();
+        final Set<String> sent = new java.util.HashSet<>();
+        boolean deadLettered;
+        int attempts;
+        long nextAttempt;
+        long listedBytes;
+
+        Window(String subscriptionId, String group, String key) {
+            this.subscriptionId = subscriptionId;
+            this.group = group;
+            this.key = key;
+        }
+
+        boolean sealed() {
+            return flushId != null;
+        }
+
+        /** Adds a member; it is listed while the window has fewer than topChanges and the budget allows. */
+        void add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges, AtomicLong budgetUsed,
+                 long budget) {
+            ChangeEvent event = entry.event();
+            if (firstOffset < 0) {
+                firstOffset = r.offset();
+                firstAt = entry.at(); // the collector's clock (record timestamps are the broker's business)
+            }
+            lastOffset = r.offset();
+            total++;
+            String what = event.entityType() + " " + event.eventType();
+            if (counts.containsKey(what) || counts.size() < MAX_COUNT_KEYS) {
+                counts.merge(what, 1, Integer::sum);
+            } else {
+                counts.merge("other", 1, Integer::sum);
+            }
+            long bytes = r.serializedValueSize();
+            if (events.size() < topChanges && budgetUsed.get() + bytes <= budget) {
+                events.add(event);
+                listedBytes += bytes;
+                budgetUsed.addAndGet(bytes);
+            }
+        }
+    }
+
+    /** A seal or send marker learned before the partition's entries are re-read. */
+    private record Seal(String flushId, long lastOffset, long at) {
+    }
+
+    /** What this owner knows of one partition. Flusher thread only. */
+    final class PartitionState {
+        final TopicPartition tp;
+        final long endAtAssignment;
+        boolean caughtUp;
+        final Map<String, Deque<Window>> byKey = new LinkedHashMap<>();
+        final Map<String, Deque<Seal>> seals = new HashMap<>();
+        final Map<String, Set<String>> sentOf = new HashMap<>();
+        final Map<String, Boolean> deadOf = new HashMap<>();
+        final Map<String, Long> lastMessage = new HashMap<>();
+
+        PartitionState(TopicPartition tp, long endAtAssignment) {
+            this.tp = tp;
+            this.endAtAssignment = endAtAssignment;
+        }
+
+        int openWindows() {
+            int n = 0;
+            for (Deque<Window> windows : byKey.values()) {
+                Window last = windows.peekLast();
+                n += last != null && !last.sealed() ? 1 : 0;
+            }
+            return n;
+        }
+
+        void learn(DigestRecord marker) {
+            if (DigestRecord.SEALED.equals(marker.kind())) {
+                seals.computeIfAbsent(marker.key(), k -> new ArrayDeque<>())
+                        .add(new Seal(marker.flushId(), marker.lastOffset(), marker.at()));
+            } else if (DigestRecord.SENT.equals(marker.kind())) {
+                sentOf.computeIfAbsent(marker.flushId(), k -> new java.util.HashSet<>()).add(marker.destination());
+                if (DeliveryRecord.DEAD_LETTERED.equals(marker.status())) {
+                    deadOf.put(marker.flushId(), true);
+                }
+                lastMessage.merge(marker.key(), marker.at(), Math::max);
+            }
+        }
+
+        void apply(ConsumerRecord<String, String> r, DigestRecord entry) {
+            Deque<Window> windows = byKey.computeIfAbsent(entry.key(), k -> new ArrayDeque<>());
+            Deque<Seal> known = seals.get(entry.key());
+            while (known != null && !known.isEmpty() && known.peekFirst().lastOffset() < r.offset()) {
+                known.pollFirst(); // a window before this entry: complete already (or all before the commit)
+            }
+            Window target = windows.peekLast();
+            if (known != null && !known.isEmpty()) {
+                Seal seal = known.peekFirst();
+                if (target == null || !seal.flushId().equals(target.flushId)) {
+                    target = new Window(entry.subscriptionId(), entry.group(), entry.key());
+                    target.flushId = seal.flushId();
+                    target.sealedAt = seal.at();
+                    target.sent.addAll(sentOf.getOrDefault(seal.flushId(), Set.of()));
+                    target.deadLettered = deadOf.getOrDefault(seal.flushId(), false);
+                    windows.addLast(target);
+                }
+            } else if (target == null || target.sealed()) {
+                target = new Window(entry.subscriptionId(), entry.group(), entry.key());
+                windows.addLast(target);
+            }
+            target.add(r, entry, settings.topChanges(), listedBytes, settings.maxListedBytes());
+        }
+
+        /** The offset to commit: the oldest member of a window not yet sent, else the consumer's position. */
+        long safeOffset(long position) {
+            long safe = position;
+            for (Deque<Window> windows : byKey.values()) {
+                for (Window w : windows) {
+                    if (w.firstOffset >= 0) {
+                        safe = Math.min(safe, w.firstOffset);
+                    }
+                }
+            }
+            return safe;
+        }
+    }
+
+    private void run() {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerProps, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer = c;
+            c.subscribe(List.of(settings.topic()), new Listener(c));
+            while (!stopping) {
+                try {
+                    for (ConsumerRecord<String, String> r : c.poll(settings.tick())) {
+                        PartitionState state = owned.get(new TopicPartition(r.topic(), r.partition()));
+                        DigestRecord record = read(r);
+                        if (state != null && record != null && DigestRecord.ENTRY.equals(record.kind())) {
+                            state.apply(r, record);
+                        }
+                    }
+                    List<TopicPartition> without = c.assignment().stream().filter(tp -> !owned.containsKey(tp))
+                            .toList();
+                    takeOver(c, without);
+                    for (PartitionState state : owned.values()) {
+                        if (!state.caughtUp && c.position(state.tp) >= state.endAtAssignment) {
+                            state.caughtUp = true;
+                            LOG.info("digest partition {} read to its end: {} keys with windows", state.tp,
+                                    state.byKey.size());
+                        }
+                    }
+                    flush(c);
+                    commit(c, owned.keySet());
+                    openWindows.set(owned.values().stream().mapToInt(PartitionState::openWindows).sum());
+                } catch (WakeupException e) {
+                    // close() woke us up
+                } catch (RuntimeException e) {
+                    LOG.warn("digest flusher: {} (retried at the next tick)", e.toString());
+                }
+            }
+            try {
+                commit(c, owned.keySet());
+            } catch (WakeupException e) {
+                commit(c, owned.keySet()); // the wake-up of close() came after the last poll
+            }
+        } catch (RuntimeException e) {
+            failed = !stopping;
+            LOG.error("digest flusher stopped", e);
+        } finally {
+            drop(List.copyOf(owned.keySet()));
+            openWindows.set(0);
+        }
+    }
+
+    private DigestRecord read(ConsumerRecord<String, String> r) {
+        if (r.value() == null) {
+            return null;
+        }
+        try {
+            return serde.fromJson(r.value());
+        } catch (RuntimeException e) {
+            LOG.warn("unreadable digest record at {}-{}@{} skipped: {}", r.topic(), r.partition(), r.offset(),
+                    e.getMessage());
+            return null;
+        }
+    }
+
+    private void commit(KafkaConsumer<String, String> c, Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            PartitionState state = owned.get(tp);
+            if (state != null && state.caughtUp) {
+                offsets.put(tp, new OffsetAndMetadata(state.safeOffset(c.position(tp))));
+            }
+        }
+        if (!offsets.isEmpty()) {
+            c.commitSync(offsets);
+        }
+    }
+
+    /** Seals due windows and sends sealed ones, per key in order; bounded in time per loop. */
+    private void flush(KafkaConsumer<String, String> c) {
+        long started = System.nanoTime();
+        Map<String, EventSubscription> byId = new HashMap<>();
+        subscriptions.get().stream().filter(a -> a.subscription().enabled())
+                .forEach(a -> byId.put(a.id(), a.subscription())); // a disabled one's due windows are dropped
+        sealOverBudget();
+        for (PartitionState state : owned.values()) {
+            if (!state.caughtUp) {
+                continue;
+            }
+            Drained drained = new Drained(c, state.tp);
+            var keys = state.byKey.entrySet().iterator();
+            while (keys.hasNext() && !stopping) {
+                Map.Entry<String, Deque<Window>> entry = keys.next();
+                Deque<Window> windows = entry.getValue();
+                while (!windows.isEmpty() && !stopping) {
+                    Window head = windows.peekFirst();
+                    EventSubscription sub = byId.get(head.subscriptionId);
+                    if (!head.sealed() && !due(state, head, sub, drained)) {
+                        break;
+                    }
+                    if (!head.sealed()) {
+                        seal(state, head);
+                    }
+                    if (sub == null) {
+                        LOG.info("digest {} of subscription {} dropped: the subscription is deleted or disabled "
+                                + "({} members)", head.flushId, head.subscriptionId, head.total);
+                        count("dropped");
+                        forget(windows.pollFirst());
+                        continue;
+                    }
+                    if (!send(state, head, sub)) {
+                        break;
+                    }
+                    forget(windows.pollFirst());
+                }
+                if (windows.isEmpty()) {
+                    keys.remove();
+                }
+                if (System.nanoTime() - started > MAX_SEND_TIME_PER_LOOP.toNanos()) {
+                    return; // poll again (max.poll.interval.ms); the rest goes at the next tick
+                }
+            }
+        }
+    }
+
+    private void forget(Window w) {
+        listedBytes.addAndGet(-w.listedBytes);
+    }
+
+    private void drop(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            PartitionState state = owned.remove(tp);
+            if (state != null) {
+                state.byKey.values().forEach(windows -> windows.forEach(this::forget));
+            }
+        }
+    }
+
+    /**
+     * Whether an open window is to be sealed now: it is due, and its partition is read to the end (so what was
+     * acked before the due time is in it), or the partition lags still {@value #DRAIN_TICKS} ticks after.
+     */
+    private boolean due(PartitionState state, Window w, EventSubscription sub, Drained drained) {
+        Instant now = clock.instant();
+        Instant due = dueAt(state, w, sub);
+        return !now.isBefore(due) && (!now.isBefore(due.plus(settings.tick().multipliedBy(DRAIN_TICKS)))
+                || drained.get());
+    }
+
+    /**
+     * Whether a partition is read to its end offset as of now (asked of the broker once per loop, only when a
+     * window is due): then every entry acked before the due time is in its window.
+     */
+    private static final class Drained {
+        private final KafkaConsumer<String, String> c;
+        private final TopicPartition tp;
+        private Boolean known;
+
+        Drained(KafkaConsumer<String, String> c, TopicPartition tp) {
+            this.c = c;
+            this.tp = tp;
+        }
+
+        boolean get() {
+            if (known == null) {
+                known = c.position(tp) >= c.endOffsets(List.of(tp)).get(tp);
+            }
+            return known;
+        }
+    }
+
+    private Instant dueAt(PartitionState state, Window w, EventSubscription sub) {
+        Optional<DigestPolicy> policy = sub == null ? Optional.empty() : policies.policyOf(sub);
+        if (policy.isEmpty()) {
+            return Instant.EPOCH; // deleted, disabled or back to real time: what was collected goes now
+        }
+        Instant first = Instant.ofEpochMilli(w.firstAt);
+        if (policy.get().scheduled()) {
+            return policy.get().nextTick(first);
+        }
+        Long last = state.lastMessage.get(w.key);
+        boolean known = last != null && w.firstAt - last < policy.get().repeatInterval().toMillis();
+        return known ? Instant.ofEpochMilli(Math.max(w.firstAt, last + policy.get().groupInterval().toMillis()))
+                : first.plus(policy.get().groupWait());
+    }
+
+    /** More open windows than digest.maxWindows: the oldest are sealed (and sent) before they are due. */
+    private void sealOverBudget() {
+        int open = owned.values().stream().filter(s -> s.caughtUp).mapToInt(PartitionState::openWindows).sum();
+        while (open > settings.maxWindows()) {
+            Window oldest = null;
+            PartitionState in = null;
+            for (PartitionState state : owned.values()) {
+                for (Deque<Window> windows : state.byKey.values()) {
+                    Window last = windows.peekLast();
+                    if (state.caughtUp && last != null && !last.sealed()
+                            && (oldest == null || last.firstAt < oldest.firstAt)) {
+                        oldest = last;
+                        in = state;
+                    }
+                }
+            }
+            if (oldest == null) {
+                return;
+            }
+            seal(in, oldest);
+            earlySeals.increment();
+            open--;
+        }
+    }
+
+    private void seal(PartitionState state, Window w) {
+        String flushId = "digest-" + UUID.nameUUIDFromBytes((w.subscriptionId + "/" + w.group + "/" + state.tp
+                + "@" + w.firstOffset).getBytes(StandardCharsets.UTF_8));
+        long now = clock.millis();
+        write(state.tp, new DigestRecord(DigestRecord.SEALED, w.subscriptionId, w.group, null, null, null, null,
+                flushId, w.lastOffset, w.total, null, null, now));
+        w.flushId = flushId;
+        w.sealedAt = now;
+    }
+
+    /** Sends a sealed window to every destination group not yet done; true when all are (then it is settled). */
+    private boolean send(PartitionState state, Window w, EventSubscription sub) {
+        if (clock.millis() < w.nextAttempt) {
+            return false;
+        }
+        Optional<DigestPolicy> policy = policies.policyOf(sub);
+        DigestMessage message = new DigestMessage(sub, w.flushId, policy.map(DigestPolicy::scheduled).orElse(false)
+                ? "digest" : "group", w.group, Instant.ofEpochMilli(w.firstAt), Instant.ofEpochMilli(w.sealedAt),
+                w.total, w.counts, w.events);
+        boolean retry = false;
+        java.time.Duration wait = null;
+        boolean attempted = false;
+        boolean settledBefore = true; // every destination group had its SENT before: a re-read, already counted
+        for (DestinationGroup group : DestinationGroup.of(sub, false)) {
+            if (w.sent.contains(group.key()) || !DigestDelivery.takesDigests(group.destination().type())) {
+                continue;
+            }
+            settledBefore = false;
+            DeliveryResult result = delivery.deliver(message, group.destination());
+            attempted |= !result.throttled();
+            switch (result.outcome()) {
+                case DELIVERED -> sent(state, w, group.key(), DeliveryRecord.DELIVERED);
+                case PERMANENT -> deadLetter(state, w, sub, group, message, result.reason());
+                case RETRY -> {
+                    if (!result.throttled() && w.attempts + 1 > sub.retries()) {
+                        deadLetter(state, w, sub, group, message, "retries exhausted (" + sub.retries() + "): "
+                                + result.reason());
+                    } else {
+                        retry = true;
+                        if (result.retryAfter() != null && (wait == null || result.retryAfter().compareTo(wait) > 0)) {
+                            wait = result.retryAfter();
+                        }
+                        LOG.info("digest {} of subscription {} to {}: {} (retried)", w.flushId, sub.id(),
+                                group.key(), result.reason());
+                    }
+                }
+            }
+        }
+        if (attempted) {
+            w.attempts++;
+        }
+        if (retry) {
+            w.nextAttempt = clock.millis() + (wait != null ? wait : settings.retryBackoff()).toMillis();
+            return false;
+        }
+        ledger.record(state.tp, w.lastOffset, sub.id(), w.flushId, w.deadLettered ? DeliveryRecord.DEAD_LETTERED
+                : DeliveryRecord.DELIVERED, Math.max(1, w.attempts));
+        if (settledBefore) {
+            return true;
+        }
+        state.lastMessage.put(w.key, clock.millis());
+        count(w.deadLettered ? "dead_lettered" : "delivered");
+        LOG.info("digest {} of subscription {} ({} members, group '{}') settled", w.flushId, sub.id(), w.total,
+                w.group);
+        return true;
+    }
+
+    private void sent(PartitionState state, Window w, String destination, String status) {
+        write(state.tp, new DigestRecord(DigestRecord.SENT, w.subscriptionId, w.group, null, null, null, null,
+                w.flushId, null, null, destination, status, clock.millis()));
+        w.sent.add(destination);
+    }
+
+    private void deadLetter(PartitionState state, Window w, EventSubscription sub, DestinationGroup group,
+                            DigestMessage message, String reason) {
+        ChangeEvent placeholder = new ChangeEvent(w.flushId, "digest", "digest", w.key, null, w.key, null, null,
+                null, null, w.sealedAt, null, Json.mapper().valueToTree(Map.of("total", message.total(),
+                "counts", message.counts(), "group", message.group())), null, null);
+        deadLetters.write(new FailedEvent(sub.id(), placeholder, "digest: " + reason, FailureSource.SUBSCRIBER, 0,
+                w.attempts + 1, clock.millis(), group.memberIds().get(0)));
+        w.deadLettered = true;
+        sent(state, w, group.key(), DeliveryRecord.DEAD_LETTERED);
+    }
+
+    private void write(TopicPartition tp, DigestRecord marker) {
+        try {
+            producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), marker.key(), serde.toJson(marker)))
+                    .get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while writing a digest marker", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("digest marker " + marker.kind() + " " + marker.flushId()
+                    + " not acked within " + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
+        }
+    }
+
+    private void count(String outcome) {
+        Counter.builder("changestream.alert.digest.messages")
+                .description("Digest and group messages settled, by outcome (delivered, dead_lettered, dropped)")
+                .tag("outcome", outcome).register(meters).increment();
+    }
+
+    /** Commits what is sent before partitions go; takes assigned ones over ({@link #takeOver}). */
+    private final class Listener implements ConsumerRebalanceListener {
+        private final KafkaConsumer<String, String> c;
+
+        Listener(KafkaConsumer<String, String> c) {
+            this.c = c;
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            try {
+                commit(c, partitions);
+            } catch (RuntimeException e) {
+                LOG.warn("digest flusher: commit on revoke failed: {}", e.toString());
+            }
+            drop(partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            drop(partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            takeOver(c, partitions);
+        }
+    }
+
+    /**
+     * Takes partitions over: markers first (from the committed offset to the end), then the consumer is put back
+     * to the committed offset to re-read the entries. A partition whose take-over fails stays without state (its
+     * records are skipped, nothing is committed for it) and is taken over again at the next loop.
+     */
+    private void takeOver(KafkaConsumer<String, String> c, Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = c.committed(Set.copyOf(partitions));
+            Map<TopicPartition, Long> ends = c.endOffsets(partitions);
+            Map<TopicPartition, Long> beginnings = c.beginningOffsets(partitions);
+            Map<String, Object> readerProps = new HashMap<>(consumerProps);
+            readerProps.remove(ConsumerConfig.GROUP_ID_CONFIG);
+            try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(readerProps, new StringDeserializer(),
+                    new StringDeserializer())) {
+                for (TopicPartition tp : partitions) {
+                    OffsetAndMetadata at = committed.get(tp);
+                    long from = at == null ? beginnings.get(tp) : Math.max(at.offset(), beginnings.get(tp));
+                    long end = ends.get(tp);
+                    PartitionState state = new PartitionState(tp, end);
+                    reader.assign(List.of(tp));
+                    reader.seek(tp, from);
+                    while (reader.position(tp) < end) {
+                        for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
+                            DigestRecord record = r.offset() < end ? read(r) : null;
+                            if (record != null && !DigestRecord.ENTRY.equals(record.kind())) {
+                                state.learn(record);
+                            }
+                        }
+                    }
+                    c.seek(tp, from);
+                    owned.put(tp, state);
+                    LOG.info("digest partition {} taken over: re-reading from offset {} to {}", tp, from, end);
+                }
+            }
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warn("digest flusher: taking {} over failed, retried at the next tick: {}", partitions,
+                    e.toString());
+        }
+    }
+
+    /** Stops the thread (it commits what is sent), bounded by {@code timeout}. */
+    public void close(Duration timeout) {
+        stopping = true;
+        KafkaConsumer<String, String> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        try {
+            thread.join(timeout.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(30));
+    }
+}
