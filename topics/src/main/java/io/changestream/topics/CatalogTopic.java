@@ -19,7 +19,11 @@ public enum CatalogTopic {
     /** Debezium's source offsets. */
     CDC_OFFSETS("cdc-offsets"),
     /** Debezium's schema history (MySQL/MariaDB). */
-    CDC_SCHEMA_HISTORY("cdc-schema-history");
+    CDC_SCHEMA_HISTORY("cdc-schema-history"),
+    /** Pairs handed off the commit path to wait longer than the inline budget, key = destination (decision 1120). */
+    ALERT_RETRY("alert-retry"),
+    /** Group-wide destination state (suspension, retry-path progress), key groupId/destination; compact. */
+    ALERT_DESTINATIONS("alert-destinations");
 
     private final String suffix;
 

@@ -99,6 +99,7 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
     private final Counter unknownOutcome;
     private final Releases releases;
     private final Map<TopicPartition, Map<Long, EventProgress>> inFlight = new ConcurrentHashMap<>();
+    private volatile LongRetries longRetries = LongRetries.NONE;
 
     public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
                           DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
@@ -118,6 +119,11 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                 .description("At-most-once sends attempted before a crash and reported instead of sent again")
                 .register(meters);
         this.releases = new Releases(settings.releaseTimeout(), clock, meters);
+    }
+
+    /** Hands long waits and suspended destinations to a retry path (decision 1120); before the runtime starts. */
+    public void useLongRetries(LongRetries retries) {
+        this.longRetries = java.util.Objects.requireNonNull(retries, "retries");
     }
 
     @Override
@@ -183,8 +189,15 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                     ledger.recordGroup(tp, event.offset(), sub.id(), notice.eventId(), group.key(),
                             LedgerRecords.ATTEMPTING);
                 }
-                DeliveryResult result = destinations.deliver(notice.request(sub, group.destination(), pair.attempts,
-                        progress.trace));
+                io.changestream.alerts.destination.DeliveryRequest request = notice.request(sub,
+                        group.destination(), pair.attempts, progress.trace);
+                Optional<String> parked = longRetries.parkReason(request); // suspended or backlogged: park it
+                if (parked.isPresent() && handOff(tp, event, notice, pair, group, request, pair.attempts - 1,
+                        Duration.ZERO, parked.get(), false)) {
+                    held = true;
+                    continue;
+                }
+                DeliveryResult result = destinations.deliver(request);
                 LOG.debug("{} of subscription {} to {}: {}", notice.eventId(), sub.id(), group.key(), result.outcome());
                 sent |= !result.throttled();
                 held |= result.throttled();
@@ -198,7 +211,12 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                                     DeliveryRecord.DELIVERED);
                         }
                     }
-                    case PERMANENT -> deadLetter(pair, group, sub, notice, result.reason(), false);
+                    case PERMANENT -> {
+                        if (!longRetries.suspends(result) || !handOff(tp, event, notice, pair, group, request,
+                                pair.attempts, Duration.ZERO, result.reason(), true)) {
+                            deadLetter(pair, group, sub, notice, result.reason(), false);
+                        }
+                    }
                     case RETRY -> {
                         if (!result.throttled() && pair.attempts > sub.retries()) {
                             deadLetter(pair, group, sub, notice, "retries exhausted (" + sub.retries()
@@ -206,6 +224,14 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
                         } else {
                             Duration wait = result.retryAfter() != null ? result.retryAfter()
                                     : settings.backoffAfter(event.attempt());
+                            if (pair.firstFailedAt == 0) {
+                                pair.firstFailedAt = clock.millis();
+                            }
+                            if (longRetries.exceedsBudget(Duration.ofMillis(clock.millis() - pair.firstFailedAt), wait)
+                                    && !atMostOnce(group) && handOff(tp, event, notice, pair, group, request,
+                                    pair.attempts - (result.throttled() ? 1 : 0), wait, result.reason(), false)) {
+                                continue; // past the inline budget: the retry path has it, the offset commits on
+                            }
                             group.memberIds().forEach(id -> observer.failed(sub.id(), id, result.reason(),
                                     clock.instant().plus(wait)));
                             if (result.retryAfter() != null
@@ -320,14 +346,28 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
         group.memberIds().forEach(id -> observer.deadLettered(sub.id(), id, reason, exhausted));
     }
 
+    /** Hands one group to the retry path; true when it took it (the group is done here). */
+    private boolean handOff(TopicPartition tp, Event<String, String> event, Notice notice, EventProgress.Pair pair,
+                            DestinationGroup group, io.changestream.alerts.destination.DeliveryRequest request,
+                            int attempts, Duration wait, String reason, boolean suspend) {
+        if (!longRetries.handOff(new LongRetries.Handoff(request, tp, event.offset(), event.value(), notice.eventId(),
+                group.key(), Math.max(0, attempts), pair.firstFailedAt, wait, reason, suspend))) {
+            return false;
+        }
+        pair.done.add(group.key());
+        pair.handedOff = true;
+        return true;
+    }
+
     private void settle(TopicPartition tp, Event<String, String> event, Notice notice, String subscriptionId,
                         EventProgress.Pair pair) {
-        ledger.record(tp, event.offset(), subscriptionId, notice.eventId(),
-                pair.deadLettered ? DeliveryRecord.DEAD_LETTERED : DeliveryRecord.DELIVERED, pair.attempts);
+        ledger.record(tp, event.offset(), subscriptionId, notice.eventId(), pair.deadLettered
+                ? DeliveryRecord.DEAD_LETTERED : pair.handedOff ? LongRetries.HANDED_OFF : DeliveryRecord.DELIVERED,
+                pair.attempts);
         pair.settled = true;
         if (pair.deadLettered) {
             summary.deadLettered(subscriptionId);
-        } else {
+        } else if (!pair.handedOff) {
             summary.delivered(subscriptionId, notice.eventId());
         }
     }
@@ -467,6 +507,10 @@ public final class AlertProcessor implements Processor<String, String>, FailureH
             /** At-most-once groups this instance wrote an ATTEMPTING record for. */
             final Set<String> attempted = ConcurrentHashMap.newKeySet();
             volatile int attempts;
+            /** Epoch ms of the first inline failure (0: none yet): the inline budget counts from here. */
+            volatile long firstFailedAt;
+            /** Some group went to the retry path; the pair settles as {@link LongRetries#HANDED_OFF}. */
+            volatile boolean handedOff;
             volatile boolean deadLettered;
             volatile boolean settled;
 

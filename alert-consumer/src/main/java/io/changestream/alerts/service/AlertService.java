@@ -6,6 +6,8 @@ import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
+import io.changestream.alerts.retry.RetryRoutes;
+import io.changestream.alerts.retry.RetryService;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
@@ -57,6 +59,8 @@ public final class AlertService implements AutoCloseable {
     private DeliveryStatusView status;
     private DeliverySummary summary;
     private AlertHttpServer http;
+    private RetryService retry;
+    private RetryRoutes retryRoutes;
     private volatile boolean closed;
 
     private AlertService(AlertServiceConfig config) {
@@ -104,11 +108,18 @@ public final class AlertService implements AutoCloseable {
                 new SubscriptionFactory(destinations, config.filter(), clock), store);
         ledger = new DeliveryLedger(config.ledger(), producer, config.kafka(), meters, clock);
         parts.push(ledger);
-        processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger,
-                new DeadLetterWriter(catalog.alertDlq().name(), producer, config.ledger().ackTimeout(), meters),
+        DeadLetterWriter deadLetters = new DeadLetterWriter(catalog.alertDlq().name(), producer,
+                config.ledger().ackTimeout(), meters);
+        processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger, deadLetters,
                 DeliveryObserver.NONE, summary, meters, clock);
+        // the retry path (decision 1120): long waits and suspended destinations leave the commit path
+        retry = RetryService.start(config.retry(), config.runtime(), producer, destinations, ledger, deadLetters,
+                store::list, config.pipeline().pipelineStatusTopic(), meters, clock);
+        parts.push(retry);
+        processor.useLongRetries(retry.path());
+        retryRoutes = new RetryRoutes(subscriptions, retry, config.admin().user());
         http = new AlertHttpServer(config, meters, this,
-                new SubscriptionRoutes(subscriptions, config.admin(), status));
+                new SubscriptionRoutes(subscriptions, config.admin(), retry.statuses(status)));
         parts.push(http);
         http.start();
         PartitionListener both = new PartitionListener() {
@@ -183,6 +194,14 @@ public final class AlertService implements AutoCloseable {
 
     AlertProcessor processor() {
         return processor;
+    }
+
+    RetryService retry() {
+        return retry;
+    }
+
+    RetryRoutes retryRoutes() {
+        return retryRoutes;
     }
 
     DeliverySummary summary() {
