@@ -103,9 +103,16 @@ public final class RetryPath implements LongRetries {
     /** Whether pairs of the destination handed off before (here, or by anyone as published) are not settled yet. */
     boolean backlogged(String destination) {
         DestinationStates.State s = states.of(destination);
-        long last = Math.max(s.handedOff(), lastHandoff.getOrDefault(destination,
-                pendingAtStart.getOrDefault(partitionOf(destination), -1L)));
-        return last > s.drained();
+        Long mine = lastHandoff.get(destination);
+        long last = Math.max(s.handedOff(), mine != null ? mine
+                : pendingAtStart.isEmpty() ? -1L : pendingAtStart.getOrDefault(partitionOf(destination), -1L));
+        if (last > s.drained()) {
+            return true;
+        }
+        if (mine != null) {
+            lastHandoff.remove(destination, mine); // all settled: forget it (the map holds backlogged ones only)
+        }
+        return false;
     }
 
     @Override

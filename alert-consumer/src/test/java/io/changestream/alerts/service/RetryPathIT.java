@@ -12,8 +12,6 @@ import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
-import java.io.IOException;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,12 +20,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -46,7 +41,6 @@ import org.junit.jupiter.api.Test;
  */
 class RetryPathIT {
 
-    private static final Pattern READY = Pattern.compile("READY http\\.port=(\\d+)");
     private static final int ENTITIES = 10;
     private final KafkaBroker broker = Brokers.shared();
 
@@ -143,14 +137,49 @@ class RetryPathIT {
     }
 
     @Test
+    void aBackoffPastTheBudgetHandsOffAndAFailureStreakSuspends() throws Exception {
+        Setup setup = setup("streak");
+        setup.settings().put("retry.initialBackoff", "PT0.2S");
+        setup.settings().put("retry.maxBackoff", "PT0.4S");
+        setup.settings().put("retry.suspendAfterFailures", "3");
+        setup.settings().put("destinations.breaker.openDuration", "PT1S");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/flaky", 500); // no Retry-After: the inline backoff runs past the 1 s budget
+            String flaky = create(a.httpPort(), request("flaky", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/flaky"), null) + "]", 1000));
+            List<ChangeEvent> events = events(20);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "disabled".equals(status(a, flaky)));
+            JsonNode destination = statusJson(a, flaky);
+            assertTrue(destination.get("lastFailedReason").asText().contains("3 consecutive failures"),
+                    destination.toString());
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lag(setup) == 0);
+            assertEquals(0, io.changestream.testkit.KafkaTestClients.readAll(broker,
+                    setup.catalog().alertDlq().name(), Duration.ofSeconds(5)).size(), "parked, not dead-lettered");
+
+            int before = receiver.hits("/flaky").size();
+            receiver.always("/flaky", 200);
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + flaky + "/resume",
+                    null).status());
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    distinct(receiver.hits("/flaky").subList(before, receiver.hits("/flaky").size()))
+                            >= events.size());
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            assertOncePerEventInEntityOrder(receiver.hits("/flaky").subList(before, receiver.hits("/flaky").size())
+                    .stream().filter(h -> h.body() != null).toList(), events);
+        }
+    }
+
+    @Test
     void theRetryPathSurvivesAKillOfItsOwnerNothingLost() throws Exception {
         Setup setup = setup("kill");
         Path dir = Files.createDirectories(Path.of("target", "retry-kill", setup.catalog().namespace()));
         Process victim = null;
         try (Receiver receiver = new Receiver()) {
             receiver.always("/dead", 503).retryAfter("/dead", "3600");
-            victim = startWorker(dir, setup.settings(), 1);
-            int port = ready(dir, 1);
+            victim = ChildInstances.start(dir, setup.settings(), 1);
+            int port = ChildInstances.ready(dir, 1);
             String dead = create(port, request("dead", "[\"all\"]", "[]",
                     "[" + webhook("Webhook", receiver.url("/dead"), null) + "]", 1000));
             List<ChangeEvent> events = events(200);
@@ -257,36 +286,5 @@ class RetryPathIT {
 
     private long retryRecords(Setup setup) {
         return io.changestream.testkit.KafkaTestClients.readAll(broker, setup.catalog().alertRetry().name(), Duration.ofSeconds(5)).size();
-    }
-
-    private static Process startWorker(Path dir, Map<String, String> settings, int incarnation) throws IOException {
-        Path config = dir.resolve("worker-" + incarnation + ".properties");
-        Properties props = new Properties();
-        props.putAll(settings);
-        try (Writer w = Files.newBufferedWriter(config)) {
-            props.store(w, "alert service instance " + incarnation);
-        }
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), AlertServiceMain.class.getName(), config.toString());
-        pb.redirectErrorStream(true).redirectOutput(dir.resolve("worker-" + incarnation + ".log").toFile());
-        return pb.start();
-    }
-
-    private static int ready(Path dir, int incarnation) {
-        Path log = dir.resolve("worker-" + incarnation + ".log");
-        int[] port = new int[1];
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
-            if (!Files.exists(log)) {
-                return false;
-            }
-            Matcher m = READY.matcher(Files.readString(log));
-            if (m.find()) {
-                port[0] = Integer.parseInt(m.group(1));
-                return true;
-            }
-            return false;
-        });
-        return port[0];
     }
 }
