@@ -24,7 +24,11 @@ public enum CatalogTopic {
      * Pending digest and group content of Scheduled and grouped subscriptions (DigestRecord), key
      * subscriptionId/group, so one group's entries and flush markers share a partition.
      */
-    ALERT_DIGEST("alert-digest");
+    ALERT_DIGEST("alert-digest"),
+    /** Pairs handed off the commit path to wait longer than the inline budget, key = destination (decision 1120). */
+    ALERT_RETRY("alert-retry"),
+    /** Group-wide destination state (suspension, retry-path progress), key groupId/destination; compact. */
+    ALERT_DESTINATIONS("alert-destinations");
 
     private final String suffix;
 

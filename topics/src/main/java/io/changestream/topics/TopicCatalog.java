@@ -34,6 +34,8 @@ import org.apache.kafka.common.config.TopicConfig;
  * <tr><td>cdc-offsets</td><td>1</td><td>compact</td><td>-</td></tr>
  * <tr><td>cdc-schema-history</td><td>1</td><td>delete</td><td>forever</td></tr>
  * <tr><td>alert-digest</td><td>6</td><td>delete</td><td>35 d (longer than a monthly digest's window)</td></tr>
+ * <tr><td>alert-retry</td><td>12</td><td>delete</td><td>30 d</td></tr>
+ * <tr><td>alert-destinations</td><td>1</td><td>compact</td><td>-</td></tr>
  * </table>
  *
  * <p>Replication factor 3 and {@code min.insync.replicas} 2 by default; {@link #withReplicationFactor(short)} with 1
@@ -121,7 +123,8 @@ public final class TopicCatalog {
             throw new TopicsException("partitions of " + topic.suffix() + " must be >= 1, was " + count);
         }
         if (topic == CatalogTopic.ALERT_LEDGER || topic == CatalogTopic.CDC_OFFSETS
-                || topic == CatalogTopic.CDC_SCHEMA_HISTORY || topic == CatalogTopic.SUBSCRIPTIONS) {
+                || topic == CatalogTopic.CDC_SCHEMA_HISTORY || topic == CatalogTopic.SUBSCRIPTIONS
+                || topic == CatalogTopic.ALERT_DESTINATIONS) {
             throw new TopicsException("partitions of " + topic.suffix() + " are fixed"
                     + (topic == CatalogTopic.ALERT_LEDGER ? " to those of changes" : " to 1"));
         }
@@ -196,6 +199,20 @@ public final class TopicCatalog {
         return spec(CatalogTopic.ALERT_DIGEST);
     }
 
+    /**
+     * {@code alert-retry}: pairs handed off the commit path (JSON, see alert-consumer's {@code retry} package) keyed
+     * by destination, so one destination's pairs keep their order; delete, 30 days (a destination left suspended
+     * longer loses its parked pairs to retention).
+     */
+    public TopicSpec alertRetry() {
+        return spec(CatalogTopic.ALERT_RETRY);
+    }
+
+    /** {@code alert-destinations}: group-wide destination state keyed by groupId/destination; compact, 1 partition. */
+    public TopicSpec alertDestinations() {
+        return spec(CatalogTopic.ALERT_DESTINATIONS);
+    }
+
     /** Every topic, in {@link CatalogTopic} order. */
     public List<TopicSpec> all() {
         return Arrays.stream(CatalogTopic.values()).map(this::spec).toList();
@@ -229,6 +246,8 @@ public final class TopicCatalog {
                     byte[].class, byte[].class);
             case ALERT_DIGEST -> spec(name, count, minIsr, CleanupPolicy.DELETE, Duration.ofDays(35),
                     DigestRecord.class);
+            case ALERT_RETRY -> spec(name, count, minIsr, CleanupPolicy.DELETE, Duration.ofDays(30), String.class);
+            case ALERT_DESTINATIONS -> spec(name, count, minIsr, CleanupPolicy.COMPACT, null, String.class);
         };
     }
 
@@ -250,6 +269,8 @@ public final class TopicCatalog {
         map.put(CatalogTopic.CDC_OFFSETS, 1);
         map.put(CatalogTopic.CDC_SCHEMA_HISTORY, 1);
         map.put(CatalogTopic.ALERT_DIGEST, 6);
+        map.put(CatalogTopic.ALERT_RETRY, 12);
+        map.put(CatalogTopic.ALERT_DESTINATIONS, 1);
         return map;
     }
 

@@ -22,7 +22,7 @@ class TopicCatalogTest {
         var names = catalog.all().stream().map(TopicSpec::name).toList();
         assertEquals(java.util.List.of("cs.changes", "cs.pipeline-status", "cs.subscriptions", "cs.alert-ledger",
                 "cs.alert-dlq", "cs.log-chunks", "cs.cdc-dlq", "cs.cdc-offsets", "cs.cdc-schema-history",
-                "cs.alert-digest"), names);
+                "cs.alert-digest", "cs.alert-retry", "cs.alert-destinations"), names);
         assertEquals(names.size(), new HashSet<>(names).size());
     }
 
@@ -54,6 +54,11 @@ class TopicCatalogTest {
         assertEquals(TopicSpec.RETAIN_FOREVER, catalog.cdcSchemaHistory().retention());
         assertEquals(1, catalog.cdcSchemaHistory().partitions());
         assertEquals(byte[].class, catalog.cdcSchemaHistory().valueType());
+
+        assertEquals(CleanupPolicy.DELETE, catalog.alertRetry().cleanupPolicy());
+        assertEquals(Duration.ofDays(30), catalog.alertRetry().retention());
+        assertEquals(CleanupPolicy.COMPACT, catalog.alertDestinations().cleanupPolicy());
+        assertEquals(1, catalog.alertDestinations().partitions());
 
         assertEquals(3, changes.replicationFactor());
         assertEquals(2, changes.minInsyncReplicas());

@@ -143,9 +143,15 @@ public final class CircuitBreakingDestination implements Destination {
      * the config (never the config itself: endpoints such as Slack webhook URLs are secrets).
      */
     public static String key(DeliveryRequest request) {
-        String id = request.destination().id();
-        return id != null ? id : request.subscription().id() + "/" + request.destination().type() + "/"
-                + Integer.toHexString(Objects.hashCode(request.destination().config()));
+        return key(request.subscription(), request.destination());
+    }
+
+    /** The key of a subscription's destination, as {@link #key(DeliveryRequest)}. */
+    public static String key(io.changestream.topics.model.EventSubscription subscription,
+                             io.changestream.topics.model.SubscriptionDestination destination) {
+        String id = destination.id();
+        return id != null ? id : subscription.id() + "/" + destination.type() + "/"
+                + Integer.toHexString(Objects.hashCode(destination.config()));
     }
 
     private CircuitBreaker breaker(DeliveryRequest request) {

@@ -92,6 +92,14 @@ public final class DestinationRateLimiter {
         bucket(request, limit.limits() ? limit : RateLimit.OFF).pause(nanos() + result.retryAfter().toNanos());
     }
 
+    /** Ends a receiver's pause of the request's destination now (it was resumed by hand, decision 1120). */
+    public void resume(DeliveryRequest request) {
+        Bucket bucket = buckets.get(CircuitBreakingDestination.key(request));
+        if (bucket != null) {
+            bucket.unpause(nanos());
+        }
+    }
+
     /** How many destinations hold a bucket. */
     public int destinations() {
         return buckets.size();
@@ -180,6 +188,14 @@ public final class DestinationRateLimiter {
             tokens = Math.min(1, limit.requests());
             refilledAt = until;
             slots.clear();
+        }
+
+        /** The pause ends now; the limit's own refill goes on from here. */
+        synchronized void unpause(long now) {
+            if (refilledAt > now) {
+                refilledAt = now;
+                slots.clear();
+            }
         }
 
         private void refill(long now) {

@@ -246,6 +246,11 @@ public final class DestinationRegistry implements AutoCloseable {
         return digests;
     }
 
+    /** Ends a receiver's Retry-After pause of the request's destination (resumed by hand, decision 1120). */
+    public void resume(DeliveryRequest request) {
+        limiter.resume(request);
+    }
+
     /** The circuit state of a request's destination. */
     public CircuitState circuitState(DeliveryRequest request) {
         CircuitBreakingDestination destination = destinations.get(request.destination().type());

@@ -2,6 +2,7 @@ package io.changestream.alerts.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.lineage.RunEvents;
@@ -109,6 +110,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     /** Scheduled and grouped subscriptions' pairs go here instead of to their destinations (issue 13); or null. */
     private final DigestCollector digests;
     private final Map<TopicPartition, Map<Long, EventProgress>> inFlight = new ConcurrentHashMap<>();
+    private volatile LongRetries longRetries = LongRetries.NONE;
 
     public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
                           DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
@@ -137,6 +139,11 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 .description("At-most-once sends attempted before a crash and reported instead of sent again")
                 .register(meters);
         this.releases = new Releases(settings.releaseTimeout(), clock, meters);
+    }
+
+    /** Hands long waits and suspended destinations to a retry path (decision 1120); before the runtime starts. */
+    public void useLongRetries(LongRetries retries) {
+        this.longRetries = java.util.Objects.requireNonNull(retries, "retries");
     }
 
     @Override
@@ -238,17 +245,19 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     private CompletableFuture<Void> deliverGroups(PairAttempt at) {
         EventProgress.Pair pair = at.pair();
         pair.attempts++;
-        List<CompletableFuture<DeliveryResult>> sends = new ArrayList<>();
+        List<CompletableFuture<Boolean>> sends = new ArrayList<>(); // per group: whether a request went out
         for (DestinationGroup group : at.groups()) {
             if (pair.done.contains(group.key())) {
                 continue;
             }
-            sends.add(deliverGroup(at, group)
-                    .thenCompose(result -> onGroupResult(at, group, result).thenApply(v -> result)));
+            DeliveryRequest request = at.notice().request(at.sub(), group.destination(), pair.attempts, at.trace());
+            sends.add(parked(at, group, request).thenCompose(parked -> parked ? CompletableFuture.completedFuture(false)
+                    : deliverGroup(at, group, request).thenCompose(result -> onGroupResult(at, group, request, result)
+                    .thenApply(v -> !result.throttled()))));
         }
         return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            // an attempt held back entirely by rate limits (every group waited for its slot) is not counted
-            boolean sent = sends.stream().anyMatch(f -> !f.join().throttled());
+            // an attempt held back entirely (every group waited for its slot, or was parked) is not counted
+            boolean sent = sends.stream().anyMatch(CompletableFuture::join);
             if (!sends.isEmpty() && !sent) {
                 pair.attempts--;
             }
@@ -260,11 +269,30 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     }
 
     /**
+     * Checked before a destination is called (decision 1120): a suspended destination, or one with earlier pairs
+     * still in the retry path, gets this pair parked there too (per-destination order); completes true when the
+     * retry path took it.
+     */
+    private CompletableFuture<Boolean> parked(PairAttempt at, DestinationGroup group, DeliveryRequest request) {
+        Optional<String> reason = longRetries.parkReason(request);
+        if (reason.isEmpty()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        try {
+            at.call().requireOwned();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return handOff(at, group, request, at.pair().attempts - 1, Duration.ZERO, reason.get(), false);
+    }
+
+    /**
      * Delivers the event to one destination group of a pair, without blocking: an at-most-once group's
      * {@link LedgerRecords#ATTEMPTING} record is acked first; then the registry's asynchronous send (rate limit,
      * concurrency limit per destination, circuit breaker). A request cancelled by a release is a RETRY.
      */
-    private CompletableFuture<DeliveryResult> deliverGroup(PairAttempt at, DestinationGroup group) {
+    private CompletableFuture<DeliveryResult> deliverGroup(PairAttempt at, DestinationGroup group,
+                                                          DeliveryRequest request) {
         try {
             at.call().requireOwned();
         } catch (RuntimeException e) {
@@ -272,8 +300,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         }
         EventProgress.Pair pair = at.pair();
         int attempt = pair.attempts;
-        return at.call().track(destinations.deliverAsync(at.notice().request(at.sub(), group.destination(), attempt,
-                        at.trace()), () -> {
+        return at.call().track(destinations.deliverAsync(request, () -> {
                     // holding the destination's slot: the partition may have been released while it waited
                     at.call().requireOwned();
                     return atMostOnce(group) && pair.attempted.add(group.key())
@@ -294,7 +321,8 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
      * other groups of the pair are not done); permanent → DLQ (SUBSCRIBER); retry → DLQ when the subscription's
      * retries are exhausted (a throttled attempt never counts), else the event asks to be retried.
      */
-    private CompletableFuture<Void> onGroupResult(PairAttempt at, DestinationGroup group, DeliveryResult result) {
+    private CompletableFuture<Void> onGroupResult(PairAttempt at, DestinationGroup group, DeliveryRequest request,
+                                                  DeliveryResult result) {
         EventSubscription sub = at.sub();
         EventProgress.Pair pair = at.pair();
         if (LOG.isDebugEnabled()) {
@@ -313,7 +341,13 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 return CompletableFuture.completedFuture(null);
             }
             case PERMANENT -> {
-                return deadLetter(pair, group, sub, at.notice(), result.reason(), false);
+                if (!longRetries.suspends(result)) {
+                    return deadLetter(pair, group, sub, at.notice(), result.reason(), false);
+                }
+                // 410 Gone suspends the destination: the pair is parked in the retry path, not dead-lettered
+                return handOff(at, group, request, pair.attempts, Duration.ZERO, result.reason(), true)
+                        .thenCompose(took -> took ? CompletableFuture.<Void>completedFuture(null)
+                                : deadLetter(pair, group, sub, at.notice(), result.reason(), false));
             }
             case RETRY -> {
                 if (!result.throttled() && pair.attempts > sub.retries()) {
@@ -322,10 +356,22 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 }
                 Duration wait = result.retryAfter() != null ? result.retryAfter()
                         : settings.backoffAfter(at.event().attempt());
-                group.memberIds().forEach(id -> observer.failed(sub.id(), id, result.reason(),
-                        clock.instant().plus(wait)));
-                at.retry().ask(result.retryAfter(), result.reason());
-                return CompletableFuture.completedFuture(null);
+                if (pair.firstFailedAt == 0) {
+                    pair.firstFailedAt = clock.millis();
+                }
+                CompletableFuture<Boolean> handedOff = longRetries.exceedsBudget(
+                        Duration.ofMillis(clock.millis() - pair.firstFailedAt), wait) && !atMostOnce(group)
+                        // past the inline budget: the retry path takes it and the offset commits on
+                        ? handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), wait,
+                                result.reason(), false)
+                        : CompletableFuture.completedFuture(false);
+                return handedOff.thenAccept(took -> {
+                    if (!took) {
+                        group.memberIds().forEach(id -> observer.failed(sub.id(), id, result.reason(),
+                                clock.instant().plus(wait)));
+                        at.retry().ask(result.retryAfter(), result.reason());
+                    }
+                });
             }
             default -> throw new IllegalStateException("unknown outcome " + result.outcome());
         }
@@ -478,15 +524,32 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 });
     }
 
+    /** Hands one group to the retry path; completes true when it took it (the group is then done here). */
+    private CompletableFuture<Boolean> handOff(PairAttempt at, DestinationGroup group, DeliveryRequest request,
+                                               int attempts, Duration wait, String reason, boolean suspend) {
+        EventProgress.Pair pair = at.pair();
+        return longRetries.handOff(new LongRetries.Handoff(request, at.tp(), at.event().offset(), at.event().value(),
+                        at.notice().eventId(), group.key(), Math.max(0, attempts), pair.firstFailedAt, wait, reason,
+                        suspend))
+                .thenApply(took -> {
+                    if (took) {
+                        pair.done.add(group.key());
+                        pair.handedOff = true;
+                    }
+                    return took;
+                });
+    }
+
     private CompletableFuture<Void> settle(TopicPartition tp, Event<String, String> event, Notice notice,
                                            String subscriptionId, EventProgress.Pair pair) {
-        return ledger.recordAsync(tp, event.offset(), subscriptionId, notice.eventId(),
-                pair.deadLettered ? DeliveryRecord.DEAD_LETTERED : DeliveryRecord.DELIVERED, pair.attempts)
+        return ledger.recordAsync(tp, event.offset(), subscriptionId, notice.eventId(), pair.deadLettered
+                        ? DeliveryRecord.DEAD_LETTERED : pair.handedOff ? LongRetries.HANDED_OFF
+                        : DeliveryRecord.DELIVERED, pair.attempts)
                 .thenRun(() -> {
                     pair.settled = true;
                     if (pair.deadLettered) {
                         summary.deadLettered(subscriptionId);
-                    } else {
+                    } else if (!pair.handedOff) {
                         summary.delivered(subscriptionId, notice.eventId());
                     }
                 });
@@ -639,6 +702,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             /** At-most-once groups this instance wrote an ATTEMPTING record for. */
             final Set<String> attempted = ConcurrentHashMap.newKeySet();
             volatile int attempts;
+            /** Epoch ms of the first inline failure (0: none yet): the inline budget counts from here. */
+            volatile long firstFailedAt;
+            /** Some group went to the retry path; the pair settles as {@link LongRetries#HANDED_OFF}. */
+            volatile boolean handedOff;
             volatile boolean deadLettered;
             volatile boolean settled;
             /** Handed to its digest (issue 13); settled once the ledger acked. */

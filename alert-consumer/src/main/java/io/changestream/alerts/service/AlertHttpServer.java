@@ -54,6 +54,7 @@ final class AlertHttpServer implements AutoCloseable {
                     .result(registry.scrape()));
             c.routes.get(RUNTIME_STATUS, guarded(this::runtimeStatus));
             c.routes.get(SubscriptionRoutes.BASE + "/{id}/summary", guarded(this::summary));
+            c.routes.post(io.changestream.alerts.retry.RetryRoutes.RESUME, guarded(service.retryRoutes().resume()));
             subscriptionRoutes.install(c); // the body limit and the one error mapper of every route
         });
     }
@@ -128,6 +129,15 @@ final class AlertHttpServer implements AutoCloseable {
                     .put("partition", k.partition()).put("offset", k.offset()).put("attempt", k.attempt())
                     .put("notBefore", k.notBefore().toString()).put("reason", k.reason())
                     .put("waitingBehind", k.waitingBehind());
+        }
+        if (service.retry() != null) { // the retry path (decision 1120)
+            RuntimeStatus retry = service.retry().runtimeStatus();
+            ObjectNode r = out.putObject("retryPath").put("depth", service.retry().depth())
+                    .put("queuedEvents", retry.queuedEvents()).put("parkedKeyCount", retry.parkedKeyCount());
+            ArrayNode keys = r.putArray("parkedKeys");
+            retry.parkedKeys().forEach(k -> keys.addObject().put("key", k.key()).put("partition", k.partition())
+                    .put("offset", k.offset()).put("notBefore", k.notBefore().toString()).put("reason", k.reason())
+                    .put("waitingBehind", k.waitingBehind()));
         }
         ArrayNode windows = out.putArray("ledgerWindows");
         for (DeliveryLedger.WindowStatus w : service.ledger().windows()) {

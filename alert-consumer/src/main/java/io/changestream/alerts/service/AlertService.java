@@ -9,6 +9,8 @@ import io.changestream.alerts.pipeline.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
+import io.changestream.alerts.retry.RetryRoutes;
+import io.changestream.alerts.retry.RetryService;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
@@ -62,6 +64,8 @@ public final class AlertService implements AutoCloseable {
     private DeliverySummary summary;
     private AlertHttpServer http;
     private DigestFlusher flusher;
+    private RetryService retry;
+    private RetryRoutes retryRoutes;
     private volatile boolean closed;
 
     private AlertService(AlertServiceConfig config) {
@@ -132,8 +136,14 @@ public final class AlertService implements AutoCloseable {
                 destinations.digests(), ledger, deadLetters, producer, meters, clock);
         parts.push(() -> flusher.close(config.runtime().closeTimeout()));
         flusher.start();
+        // the retry path (decision 1120): long waits and suspended destinations leave the commit path
+        retry = RetryService.start(config.retry(), config.runtime(), producer, destinations, ledger, deadLetters,
+                store::list, config.pipeline().pipelineStatusTopic(), meters, clock);
+        parts.push(retry);
+        processor.useLongRetries(retry.path());
+        retryRoutes = new RetryRoutes(subscriptions, retry, config.admin().user());
         http = new AlertHttpServer(config, meters, this,
-                new SubscriptionRoutes(subscriptions, config.admin(), status));
+                new SubscriptionRoutes(subscriptions, config.admin(), retry.statuses(status)));
         parts.push(http);
         http.start();
         PartitionListener both = new PartitionListener() {
@@ -220,6 +230,14 @@ public final class AlertService implements AutoCloseable {
 
     AlertProcessor processor() {
         return processor;
+    }
+
+    RetryService retry() {
+        return retry;
+    }
+
+    RetryRoutes retryRoutes() {
+        return retryRoutes;
     }
 
     DeliverySummary summary() {

@@ -16,6 +16,7 @@ import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
 import io.changestream.alerts.status.StatusSettings;
 import io.changestream.alerts.pipeline.PipelineSettings;
+import io.changestream.alerts.retry.RetrySettings;
 import io.changestream.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
@@ -114,13 +115,14 @@ import java.util.function.Function;
  * @param ledgerLinger     how long the ledger's producer waits to batch records ({@code ledger.linger}, default
  *                         5 ms; its acks end the events, so it bounds the added latency)
  * @param digest           digests and grouping ({@code digest.*}, {@code grouping.*}; issue 13)
+ * @param retry            the retry path ({@code retry.*}, decision 1120)
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  PipelineSettings pipeline, DestinationSettings destinations,
                                  SubscriptionStoreSettings subscriptions, StatusSettings status,
                                  FilterSettings filter, DeliveryConcurrency delivery, Duration ledgerLinger,
-                                 DigestSettings digest) {
+                                 DigestSettings digest, RetrySettings retry) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -226,7 +228,26 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("grouping.groupInterval", "PT5M", "default wait after a group's message before its next "
                     + "(Alertmanager group_interval)"),
             new Setting("grouping.repeatInterval", "PT4H", "default time a group is remembered after its last "
-                    + "message (Alertmanager repeat_interval; no change is sent twice)"));
+                    + "message (Alertmanager repeat_interval; no change is sent twice)"),
+            // the retry path (decision 1120)
+            new Setting("retry.inlineBudget", "PT30S", "longest a pair waits inline (delay queue) from its first "
+                    + "failure; a longer wait hands it to alert-retry"),
+            new Setting("retry.maxRecordBytes", "1048576", "largest retry record; a larger pair stays inline"),
+            new Setting("retry.lanes", "8", "lanes of the retry consumer"),
+            new Setting("retry.laneCapacity", "1000", "retry records held in memory per lane (full: the retry "
+                    + "partition pauses)"),
+            new Setting("retry.recheckInterval", "PT1S", "how often a waiting or parked retry record looks again"),
+            new Setting("retry.initialBackoff", "PT1M", "first retry-path wait without a Retry-After"),
+            new Setting("retry.maxBackoff", "PT1H", "longest retry-path wait without a Retry-After"),
+            new Setting("retry.suspendAfterFailures", "20", "consecutive retry-path failures that suspend a "
+                    + "destination, 0 = never"),
+            new Setting("retry.suspendAfterDuration", "P3D", "failing this long in the retry path suspends a "
+                    + "destination"),
+            new Setting("retry.maxDestinations", "10000", "destinations whose retry state an instance keeps"),
+            new Setting("retry.dedupeEntries", "100000", "recent retry-path settlements remembered (a second "
+                    + "hand-off of a pair settles once)"),
+            new Setting("retry.publishInterval", "PT0.5S", "how often retry-path progress is published"),
+            new Setting("retry.stateCatchUp", "PT30S", "wait at start to read alert-destinations"));
 
     private static String limit(SubscriptionType type) {
         return RateLimitSettings.DEFAULTS.defaultFor(type).toString();
@@ -274,6 +295,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             throw new IllegalArgumentException("ledger.linger must be between 0 and 1 s, was " + ledgerLinger);
         }
         Objects.requireNonNull(digest, "digest is required");
+        Objects.requireNonNull(retry, "retry is required");
     }
 
     /** The topic catalog of {@link #namespace()}. */
@@ -417,7 +439,17 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("digest.tick", Values::duration), v.get("digest.retryBackoff", Values::duration),
                         ledger.ackTimeout(), v.get("grouping.groupWait", Values::duration),
                         v.get("grouping.groupInterval", Values::duration),
-                        v.get("grouping.repeatInterval", Values::duration)));
+                        v.get("grouping.repeatInterval", Values::duration)),
+                new RetrySettings(catalog.alertRetry().name(), catalog.alertDestinations().name(), groupId,
+                        v.get("retry.inlineBudget", Values::duration), v.get("retry.maxRecordBytes", Integer::parseInt),
+                        v.get("retry.lanes", Integer::parseInt), v.get("retry.laneCapacity", Integer::parseInt),
+                        v.get("retry.recheckInterval", Values::duration),
+                        v.get("retry.initialBackoff", Values::duration), v.get("retry.maxBackoff", Values::duration),
+                        v.get("retry.suspendAfterFailures", Integer::parseInt),
+                        v.get("retry.suspendAfterDuration", Values::duration),
+                        v.get("retry.maxDestinations", Integer::parseInt),
+                        v.get("retry.dedupeEntries", Integer::parseInt), v.get("retry.publishInterval", Values::duration),
+                        v.get("retry.stateCatchUp", Values::duration), v.get("ledger.ackTimeout", Values::duration)));
     }
 
     /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */
@@ -486,6 +518,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("destinations", destinations.toString());
         out.put("status", status.toString());
         out.put("filter", filter.limits().toString());
+        out.put("retry", retry.toString());
         return out;
     }
 

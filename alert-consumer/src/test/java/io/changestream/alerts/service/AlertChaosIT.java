@@ -12,7 +12,6 @@ import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,13 +20,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +39,6 @@ import org.junit.jupiter.api.Test;
 class AlertChaosIT {
 
     private static final int PARTITIONS = 12;
-    private static final Pattern READY = Pattern.compile("READY http\\.port=(\\d+)");
     private final KafkaBroker broker = Brokers.shared();
 
     /** The three subscriptions: tables → webhook, dashboards → webhook, everything → Slack-shaped. */
@@ -156,35 +151,12 @@ class AlertChaosIT {
     }
 
     private Process startWorker(Setup setup, int incarnation) throws IOException {
-        Path config = setup.dir().resolve("worker-" + incarnation + ".properties");
-        Properties props = new Properties();
-        props.putAll(setup.settings());
-        try (Writer w = Files.newBufferedWriter(config)) {
-            props.store(w, "alert service instance " + incarnation);
-        }
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), AlertServiceMain.class.getName(), config.toString());
-        pb.redirectErrorStream(true).redirectOutput(setup.dir().resolve("worker-" + incarnation + ".log").toFile());
-        return pb.start();
+        return ChildInstances.start(setup.dir(), setup.settings(), incarnation);
     }
 
     /** Waits for an instance's READY line and returns its HTTP port. */
     private int ready(Setup setup, int incarnation) {
-        Path log = setup.dir().resolve("worker-" + incarnation + ".log");
-        int[] port = new int[1];
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
-            if (!Files.exists(log)) {
-                return false;
-            }
-            Matcher m = READY.matcher(Files.readString(log));
-            if (m.find()) {
-                port[0] = Integer.parseInt(m.group(1));
-                return true;
-            }
-            return false;
-        });
-        return port[0];
+        return ChildInstances.ready(setup.dir(), incarnation);
     }
 
     /** Creates the three subscriptions through one instance and waits until the given instances see them. */

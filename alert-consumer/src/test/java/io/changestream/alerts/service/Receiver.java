@@ -34,6 +34,7 @@ final class Receiver implements AutoCloseable {
     private final Map<String, Integer> defaults = new ConcurrentHashMap<>();
     private final Map<String, java.util.concurrent.CountDownLatch> holds = new ConcurrentHashMap<>();
     private final Map<String, Slow> slows = new ConcurrentHashMap<>();
+    private final Map<String, String> retryAfters = new ConcurrentHashMap<>();
 
     Receiver() {
         try {
@@ -75,6 +76,10 @@ final class Receiver implements AutoCloseable {
                 }
             }
             int status = scripted != null ? scripted : defaults.getOrDefault(path, 200);
+            String retryAfter = retryAfters.get(path);
+            if (retryAfter != null && status >= 400) {
+                exchange.getResponseHeaders().add("Retry-After", retryAfter);
+            }
             byte[] answer = ("status " + status).getBytes();
             exchange.sendResponseHeaders(status, answer.length);
             exchange.getResponseBody().write(answer);
@@ -97,6 +102,16 @@ final class Receiver implements AutoCloseable {
     /** Every request to {@code path} without a scripted status gets this one. */
     Receiver always(String path, int status) {
         defaults.put(path, status);
+        return this;
+    }
+
+    /** Failures on {@code path} carry {@code Retry-After: <value>} (null: none). */
+    Receiver retryAfter(String path, String value) {
+        if (value == null) {
+            retryAfters.remove(path);
+        } else {
+            retryAfters.put(path, value);
+        }
         return this;
     }
 

@@ -11,10 +11,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code changestream subscriptions apply|list}: subscriptions as JSON files, through the admin API. */
+/**
+ * {@code changestream subscriptions apply|list|resume}: subscriptions as JSON files, through the admin API; resume
+ * suspended destinations (decision 1120).
+ */
 @Command(name = "subscriptions", mixinStandardHelpOptions = true,
-        description = "Create/update subscriptions from the platform's CreateEventSubscription JSON files, or list them.",
-        subcommands = {SubscriptionsCommand.Apply.class, SubscriptionsCommand.ListCommand.class})
+        description = "Create/update subscriptions from the platform's CreateEventSubscription JSON files, list them, "
+                + "or resume their suspended destinations.",
+        subcommands = {SubscriptionsCommand.Apply.class, SubscriptionsCommand.ListCommand.class,
+                SubscriptionsCommand.Resume.class})
 final class SubscriptionsCommand extends ParentCommand {
 
     /** The admin API options both subcommands share. */
@@ -60,6 +65,30 @@ final class SubscriptionsCommand extends ParentCommand {
             Table table = new Table("FILE", "NAME", "ID", "CHANGE");
             for (SubscriptionsClient.Applied a : client().apply(SubscriptionsClient.files(file))) {
                 table.row(a.file(), a.name(), a.id(), a.created() ? "created" : "updated");
+            }
+            table.print(spec.commandLine().getOut());
+            return Launcher.OK;
+        }
+    }
+
+    /** {@code subscriptions resume ID|NAME [--destination ID]}. */
+    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a subscription's destinations "
+            + "(suspended by a 410 or a failure streak): parked notifications then go out in order.")
+    static final class Resume extends ApiCommand {
+
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "ID|NAME", description = "The subscription's id or "
+                + "name.")
+        String subscription;
+
+        @Option(names = "--destination", paramLabel = "ID", description = "Only this destination (default: all of "
+                + "the subscription's).")
+        String destination;
+
+        @Override
+        public Integer call() {
+            Table table = new Table("SUBSCRIPTION", "DESTINATION", "CHANGE");
+            for (String id : client().resume(subscription, destination)) {
+                table.row(subscription, id, "resumed");
             }
             table.print(spec.commandLine().getOut());
             return Launcher.OK;

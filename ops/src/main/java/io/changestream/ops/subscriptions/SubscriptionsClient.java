@@ -109,6 +109,39 @@ public final class SubscriptionsClient {
         return out;
     }
 
+    /**
+     * Resumes a subscription's destinations (all, or the one with id {@code destinationId}) through
+     * {@code POST …/{id}/resume}: suspended ones are delivered to again and their parked pairs go out in order.
+     *
+     * @param idOrName the subscription's id or name
+     * @return the ids of the destinations resumed
+     */
+    public List<String> resume(String idOrName, String destinationId) {
+        String id = idOrName;
+        HttpResponse<String> found = send(HttpRequest.newBuilder(base.resolve(PATH + "/" + encode(idOrName))).GET());
+        if (found.statusCode() == 404) {
+            found = send(HttpRequest.newBuilder(base.resolve(PATH + "/name/" + encode(idOrName))).GET());
+        }
+        if (found.statusCode() != 200) {
+            throw new OpsException("subscription " + idOrName + ": the alert service answered " + found.statusCode()
+                    + " " + found.body());
+        }
+        id = json(found.body()).path("id").asText(id);
+        String query = destinationId == null ? "" : "?destination=" + encode(destinationId);
+        HttpResponse<String> r = send(HttpRequest.newBuilder(base.resolve(PATH + "/" + encode(id) + "/resume" + query))
+                .POST(HttpRequest.BodyPublishers.noBody()));
+        if (r.statusCode() != 200) {
+            throw new OpsException("the alert service answered " + r.statusCode() + " " + r.body());
+        }
+        List<String> out = new ArrayList<>();
+        json(r.body()).path("resumed").forEach(d -> out.add(d.asText()));
+        return out;
+    }
+
+    private static String encode(String segment) {
+        return java.net.URLEncoder.encode(segment, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
     private HttpResponse<String> send(HttpRequest.Builder request) {
         try {
             return http.send(request.timeout(timeout).header("Authorization", "Bearer " + token)

@@ -91,6 +91,23 @@ class SubscriptionsCommandIT {
     }
 
     @Test
+    void resumeByNameResumesEveryDestinationAndAnUnknownOneFails(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("r.json"), subscription("ops-resume"));
+        assertEquals(0, run("subscriptions", "apply", "-f", dir.resolve("r.json").toString()).code());
+        Cli.Result resumed = run("subscriptions", "resume", "ops-resume");
+        assertEquals(0, resumed.code(), resumed.err());
+        assertEquals(1, resumed.out().lines().filter(l -> l.contains("ops-resume") && l.endsWith("resumed")).count(),
+                resumed.out());
+        Cli.Result wrongDestination = run("subscriptions", "resume", "ops-resume", "--destination", "nope");
+        assertEquals(1, wrongDestination.code(), wrongDestination.out());
+        assertTrue(wrongDestination.err().contains("400") && wrongDestination.err().contains("destination"),
+                wrongDestination.err());
+        Cli.Result unknown = run("subscriptions", "resume", "no-such-subscription");
+        assertEquals(1, unknown.code(), unknown.out());
+        assertTrue(unknown.err().contains("404"), unknown.err());
+    }
+
+    @Test
     void invalidSubscriptionAndWrongTokenFail(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("bad.json"), "{\"name\": \"x\", \"resources\": [\"all\"], \"alertType\": \"Nope\"}");
         Cli.Result bad = run("subscriptions", "apply", "-f", dir.resolve("bad.json").toString());

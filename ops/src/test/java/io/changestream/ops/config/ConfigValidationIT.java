@@ -67,7 +67,7 @@ class ConfigValidationIT {
         assertTrue(out.contains("SUCCESS"), out);
         String rules = Files.readString(ROOT.resolve("ops/prometheus/rules.yml"));
         for (String alert : List.of("ConsumerLagGrowing", "AlertsDeadLettered", "CdcCaptureLagHigh", "CdcDisconnected",
-                "SseConnectionsNearCap", "AlertDestinationCircuitOpen")) {
+                "SseConnectionsNearCap", "AlertDestinationCircuitOpen", "AlertDestinationSuspended")) {
             assertTrue(rules.contains("alert: " + alert), "rules.yml has " + alert);
         }
     }

@@ -1,0 +1,332 @@
+package io.changestream.alerts.retry;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.changestream.runtime.RetriableException;
+import io.changestream.topics.serde.Json;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group-wide, durable destination state on the compacted {@code alert-destinations} topic (decision 1120): whether a
+ * destination is suspended (by a 410, a failure streak or duration, or by hand) and how far the retry path got with
+ * it ({@code handedOff}/{@code drained}: the highest {@code alert-retry} offset handed off / settled for it). Every
+ * instance reads the whole topic on one thread (no consumer group) and applies its own writes at once, so all
+ * instances agree and the state survives restarts. Suspensions and resumes are acked writes; progress is published
+ * every {@code retry.publishInterval} (newest value per destination). At most {@code retry.maxDestinations}
+ * destinations are kept (a suspended one is never dropped; progress of others is, which only makes this instance
+ * hand off a little longer). Thread-safe.
+ */
+final class DestinationStates implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DestinationStates.class);
+    private static final String SUSPENSION = "suspension";
+    private static final String PROGRESS = "progress";
+
+    /** What is known of one destination; {@code -1} offsets: none. */
+    record State(boolean suspended, String reason, long changedAt, String by, long resumedAt, long handedOff,
+                 long drained) {
+        static final State NONE = new State(false, null, 0, null, 0, -1, -1);
+
+        /** Pairs handed off for it that the retry path has not settled yet (as far as published). */
+        boolean backlogged() {
+            return handedOff > drained;
+        }
+    }
+
+    /** One record on the topic. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Change(String groupId, String destination, String kind, Boolean suspended, String reason, long at,
+                  String by, Long handedOff, Long drained) {
+    }
+
+    private final RetrySettings settings;
+    private final Producer<String, String> producer;
+    private final Clock clock;
+    private final Map<String, State> states = new ConcurrentHashMap<>();
+    private final Map<String, long[]> unpublished = new ConcurrentHashMap<>();
+    private final KafkaConsumer<String, String> reader;
+    private final Thread thread;
+    private final CountDownLatch caughtUp = new CountDownLatch(1);
+    private final java.util.Queue<java.util.concurrent.CompletableFuture<Void>> catchUps =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
+
+    DestinationStates(RetrySettings settings, Producer<String, String> producer, Map<String, Object> kafka,
+                      Clock clock) {
+        this.settings = settings;
+        this.producer = producer;
+        this.clock = clock;
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-destination-states");
+        this.reader = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+        this.thread = new Thread(this::run, settings.groupId() + "-destination-states");
+        thread.setDaemon(true);
+    }
+
+    /** Starts the reader and waits (bounded by {@code retry.stateCatchUp}) until it read the topic to its end. */
+    void start() {
+        thread.start();
+        try {
+            if (!caughtUp.await(settings.stateCatchUp().toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("destination states (" + settings.stateTopic() + ") not read within "
+                        + "retry.stateCatchUp " + settings.stateCatchUp());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading destination states", e);
+        }
+    }
+
+    private void run() {
+        try {
+            TopicPartition tp = new TopicPartition(settings.stateTopic(), 0);
+            reader.assign(List.of(tp));
+            reader.seekToBeginning(List.of(tp));
+            long end = reader.endOffsets(List.of(tp)).get(tp);
+            if (end == 0) {
+                caughtUp.countDown();
+            }
+            List<java.util.concurrent.CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
+            long target = end;
+            while (!closed) {
+                for (java.util.concurrent.CompletableFuture<Void> f; (f = catchUps.poll()) != null; ) {
+                    target = waiting.isEmpty() ? reader.endOffsets(List.of(tp)).get(tp)
+                            : Math.max(target, reader.endOffsets(List.of(tp)).get(tp));
+                    waiting.add(f);
+                }
+                for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(waiting.isEmpty() ? 200 : 20))) {
+                    apply(r);
+                }
+                long position = reader.position(tp);
+                if (caughtUp.getCount() > 0 && position >= end) {
+                    caughtUp.countDown();
+                }
+                if (!waiting.isEmpty() && position >= target) {
+                    waiting.forEach(f -> f.complete(null));
+                    waiting.clear();
+                }
+            }
+        } catch (WakeupException e) {
+            if (!closed) {
+                LOG.error("destination state reader woken up unexpectedly", e);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("destination state reader stopped: suspensions made elsewhere are no longer seen here", e);
+        } finally {
+            reader.close(Duration.ofSeconds(2));
+        }
+    }
+
+    private void apply(ConsumerRecord<String, String> r) {
+        if (r.value() == null) {
+            return;
+        }
+        Change c;
+        try {
+            c = Json.mapper().readValue(r.value(), Change.class);
+        } catch (JsonProcessingException e) {
+            LOG.warn("unreadable destination state at {}-{}@{} skipped: {}", r.topic(), r.partition(), r.offset(),
+                    e.getOriginalMessage());
+            return;
+        }
+        if (settings.groupId().equals(c.groupId()) && c.destination() != null) {
+            merge(c);
+        }
+    }
+
+    /** Merges a change: a suspension record by time, progress by maximum. */
+    private void merge(Change c) {
+        states.compute(c.destination(), (k, old) -> {
+            State s = old == null ? State.NONE : old;
+            if (SUSPENSION.equals(c.kind()) && c.suspended() != null && c.at() >= s.changedAt()) {
+                boolean suspended = c.suspended();
+                s = new State(suspended, c.reason(), c.at(), c.by(), suspended ? s.resumedAt() : c.at(),
+                        s.handedOff(), s.drained());
+            } else if (PROGRESS.equals(c.kind())) {
+                s = new State(s.suspended(), s.reason(), s.changedAt(), s.by(), s.resumedAt(),
+                        Math.max(s.handedOff(), c.handedOff() == null ? -1 : c.handedOff()),
+                        Math.max(s.drained(), c.drained() == null ? -1 : c.drained()));
+            }
+            return s;
+        });
+        trim();
+    }
+
+    /** Keeps at most {@code retry.maxDestinations}: drops destinations neither suspended nor backlogged first. */
+    private void trim() {
+        if (states.size() <= settings.maxDestinations()) {
+            return;
+        }
+        for (Map.Entry<String, State> e : states.entrySet()) {
+            if (states.size() <= settings.maxDestinations()) {
+                return;
+            }
+            if (!e.getValue().suspended() && !e.getValue().backlogged()) {
+                states.remove(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    /** The state of a destination ({@link State#NONE} when nothing is known). */
+    State of(String destination) {
+        return states.getOrDefault(destination, State.NONE);
+    }
+
+    /** Every destination known to be suspended, with its state. */
+    Map<String, State> suspended() {
+        Map<String, State> out = new HashMap<>();
+        states.forEach((k, v) -> {
+            if (v.suspended()) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
+    /** Suspends a destination group-wide; returns when acked (then this instance sees it at once). */
+    void suspend(String destination, String reason, String by) {
+        write(new Change(settings.groupId(), destination, SUSPENSION, true, reason, clock.millis(), by, null, null));
+    }
+
+    /** Resumes a destination group-wide (also: its waiting pairs are tried now); returns when acked. */
+    void resume(String destination, String by) {
+        write(new Change(settings.groupId(), destination, SUSPENSION, false, "resumed", clock.millis(), by, null,
+                null));
+    }
+
+    /** This instance handed off a pair of the destination at {@code offset} of {@code alert-retry}. */
+    void handedOff(String destination, long offset) {
+        progress(destination, offset, -1);
+    }
+
+    /** The retry path settled the destination's record at {@code offset} (and, per key order, every earlier one). */
+    void drained(String destination, long offset) {
+        progress(destination, -1, offset);
+    }
+
+    private void progress(String destination, long handedOff, long drained) {
+        Change c = new Change(settings.groupId(), destination, PROGRESS, null, null, clock.millis(), null,
+                handedOff, drained);
+        merge(c); // at once here; the others see it after the next publish
+        unpublished.merge(destination, new long[] {handedOff, drained},
+                (a, b) -> new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1])});
+    }
+
+    /** Sends the newest progress of each destination and waits for the acks (bounded by the ack timeout). */
+    void publishNow() {
+        publish();
+        try {
+            producer.flush();
+        } catch (RuntimeException e) {
+            LOG.warn("retry progress not flushed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Waits (bounded by {@code retry.stateCatchUp}) until the reader has read what the topic held at this call, so a
+     * new owner of retry partitions knows what the previous one settled. Returns false when it could not in time.
+     */
+    boolean awaitCurrent() {
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        catchUps.add(done);
+        try {
+            done.get(settings.stateCatchUp().toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("destination states not read to their end within retry.stateCatchUp {}", settings.stateCatchUp());
+            return false;
+        }
+    }
+
+    /** Sends the newest progress of each destination (not waiting for acks); the publisher thread. */
+    void publish() {
+        for (String destination : List.copyOf(unpublished.keySet())) {
+            long[] p = unpublished.remove(destination);
+            if (p == null) {
+                continue;
+            }
+            Change c = new Change(settings.groupId(), destination, PROGRESS, null, null, clock.millis(), null,
+                    p[0] < 0 ? null : p[0], p[1] < 0 ? null : p[1]);
+            producer.send(record(c, key(destination, PROGRESS + (p[0] >= 0 ? "-in" : "") + (p[1] >= 0 ? "-out" : ""))),
+                    (meta, error) -> {
+                        if (error != null) {
+                            LOG.warn("retry progress of {} not published (sent again with the next): {}", destination,
+                                    error.toString());
+                            unpublished.merge(destination, p, (a, b) -> new long[] {Math.max(a[0], b[0]),
+                                    Math.max(a[1], b[1])});
+                        }
+                    });
+        }
+    }
+
+    private void write(Change c) {
+        try {
+            producer.send(record(c, key(c.destination(), c.kind()))).get(settings.ackTimeout().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RetriableException("interrupted while writing the state of " + c.destination(), e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw new RetriableException("state of destination " + c.destination() + " not acked within "
+                    + settings.ackTimeout().toMillis() + " ms: " + e, e);
+        }
+        merge(c);
+    }
+
+    private String key(String destination, String kind) {
+        return settings.groupId() + "/" + destination + "/" + kind;
+    }
+
+    private ProducerRecord<String, String> record(Change c, String key) {
+        try {
+            return new ProducerRecord<>(settings.stateTopic(), 0, key, Json.mapper().writeValueAsString(c));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The reason a destination is suspended, if it is. */
+    Optional<String> suspension(String destination) {
+        State s = of(destination);
+        return s.suspended() ? Optional.of(s.reason() == null ? "suspended" : s.reason()) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        reader.wakeup();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

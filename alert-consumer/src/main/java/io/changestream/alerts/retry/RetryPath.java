@@ -1,0 +1,195 @@
+package io.changestream.alerts.retry;
+
+import io.changestream.alerts.destination.CircuitBreakingDestination;
+import io.changestream.alerts.destination.DeliveryRequest;
+import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.pipeline.LongRetries;
+import io.changestream.runtime.RetriableException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The main path's side of the retry path (decision 1120): {@link LongRetries} for {@code AlertProcessor}. A hand-off
+ * is one acked record on {@code alert-retry}, keyed and partitioned by destination, so one destination's pairs keep
+ * their order there. Before a destination is called, {@link #parkReason} parks the pair when the destination is
+ * suspended (group-wide) or when pairs handed off for it (by this instance, or published by any) are not settled by
+ * the retry path yet — a send now could overtake an older pair of the same entity. A {@code 410 Gone} suspends the
+ * destination (an acked write to {@code alert-destinations}) before the pair is handed off. Thread-safe.
+ *
+ * <p>Meters: {@code changestream_alert_retry_handoffs_total{reason}} (wait, parked, gone),
+ * {@code changestream_alert_retry_oversize_total}.
+ */
+public final class RetryPath implements LongRetries {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetryPath.class);
+    private static final int REASON_CHARS = 500;
+
+    private final RetrySettings settings;
+    private final Producer<String, String> producer;
+    private final DestinationStates states;
+    private final Clock clock;
+    private final Map<String, Long> lastHandoff = new ConcurrentHashMap<>();
+    private final Map<Integer, Long> pendingAtStart;
+    private final Counter waits;
+    private final Counter parks;
+    private final Counter gones;
+    private final Counter oversize;
+    private volatile int partitions;
+
+    /**
+     * @param pendingAtStart per {@code alert-retry} partition, the highest offset not settled by the retry group when
+     *                       this instance started (absent: none): its destinations are treated as backlogged until
+     *                       the retry path settles one of their records past it
+     */
+    RetryPath(RetrySettings settings, Producer<String, String> producer, DestinationStates states,
+              Map<Integer, Long> pendingAtStart, MeterRegistry meters, Clock clock) {
+        this.settings = settings;
+        this.producer = producer;
+        this.states = states;
+        this.pendingAtStart = Map.copyOf(pendingAtStart);
+        this.clock = clock;
+        this.waits = handoffs(meters, "wait");
+        this.parks = handoffs(meters, "parked");
+        this.gones = handoffs(meters, "gone");
+        this.oversize = Counter.builder("changestream.alert.retry.oversize")
+                .description("Pairs that stayed inline because their retry record would exceed retry.maxRecordBytes")
+                .register(meters);
+    }
+
+    private static Counter handoffs(MeterRegistry meters, String reason) {
+        return Counter.builder("changestream.alert.retry.handoffs").tag("reason", reason)
+                .description("Pairs handed off the commit path to alert-retry, by reason (wait past the inline "
+                        + "budget, parked behind a suspension or backlog, 410 Gone)")
+                .register(meters);
+    }
+
+    /** The destination key of a request (the circuit breaker's key). */
+    static String destinationKey(DeliveryRequest request) {
+        return CircuitBreakingDestination.key(request);
+    }
+
+    /** The destination key of a subscription's destination. */
+    static String destinationKey(io.changestream.topics.model.EventSubscription subscription,
+                                 io.changestream.topics.model.SubscriptionDestination destination) {
+        return CircuitBreakingDestination.key(subscription, destination);
+    }
+
+    @Override
+    public Optional<String> parkReason(DeliveryRequest request) {
+        String destination = destinationKey(request);
+        Optional<String> suspended = states.suspension(destination);
+        if (suspended.isPresent()) {
+            return Optional.of("destination suspended: " + suspended.get());
+        }
+        return backlogged(destination)
+                ? Optional.of("earlier pairs of the destination wait in the retry path") : Optional.empty();
+    }
+
+    /** Whether pairs of the destination handed off before (here, or by anyone as published) are not settled yet. */
+    boolean backlogged(String destination) {
+        DestinationStates.State s = states.of(destination);
+        Long mine = lastHandoff.get(destination);
+        long last = Math.max(s.handedOff(), mine != null ? mine
+                : pendingAtStart.isEmpty() ? -1L : pendingAtStart.getOrDefault(partitionOf(destination), -1L));
+        if (last > s.drained()) {
+            return true;
+        }
+        if (mine != null) {
+            lastHandoff.remove(destination, mine); // all settled: forget it (the map holds backlogged ones only)
+        }
+        return false;
+    }
+
+    @Override
+    public boolean exceedsBudget(Duration waitedInline, Duration nextWait) {
+        return waitedInline.plus(nextWait).compareTo(settings.inlineBudget()) > 0;
+    }
+
+    @Override
+    public boolean suspends(DeliveryResult result) {
+        return result.outcome() == DeliveryResult.Outcome.PERMANENT && result.reason() != null
+                && result.reason().startsWith("HTTP 410");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> handOff(Handoff h) {
+        String destination = destinationKey(h.request());
+        long now = clock.millis();
+        RetryRecord record = new RetryRecord(settings.groupId(), h.request().subscription().id(), h.eventId(),
+                h.groupKey(), destination, h.source().topic(), h.source().partition(), h.sourceOffset(),
+                h.sourceValue(), h.attempts(), h.firstFailedAt(), now, now + h.delay().toMillis(),
+                truncate(h.reason()), h.request().trace() == null ? null : h.request().trace().format());
+        String json = record.toJson();
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length + destination.length();
+        if (bytes > settings.maxRecordBytes()) {
+            oversize.increment();
+            LOG.warn("{} of subscription {} stays inline: its retry record would be {} bytes, above "
+                    + "retry.maxRecordBytes {}", h.eventId(), record.subscriptionId(), bytes, settings.maxRecordBytes());
+            return CompletableFuture.completedFuture(false);
+        }
+        if (h.suspend()) {
+            states.suspend(destination, truncate(h.reason()), "receiver");
+            LOG.warn("destination {} suspended: {}; its deliveries are parked until resumed", destination,
+                    truncate(h.reason()));
+        }
+        return send(new ProducerRecord<>(settings.retryTopic(), partitionOf(destination), destination, json), record)
+                .thenApply(meta -> {
+                    lastHandoff.merge(destination, meta.offset(), Math::max);
+                    states.handedOff(destination, meta.offset());
+                    (h.suspend() ? gones : h.firstFailedAt() == 0 ? parks : waits).increment();
+                    return true;
+                });
+    }
+
+    /** Sends a retry record; completes with its metadata once acked, or with a RetriableException. */
+    private CompletableFuture<RecordMetadata> send(ProducerRecord<String, String> r, RetryRecord record) {
+        CompletableFuture<RecordMetadata> acked = new CompletableFuture<>();
+        try {
+            producer.send(r, (meta, error) -> {
+                if (error != null) {
+                    acked.completeExceptionally(notAcked(record, error));
+                } else {
+                    acked.complete(meta);
+                }
+            });
+        } catch (RuntimeException e) {
+            acked.completeExceptionally(notAcked(record, e));
+        }
+        return acked.orTimeout(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                        e instanceof RetriableException ? e : notAcked(record, e)));
+    }
+
+    private RetriableException notAcked(RetryRecord record, Throwable e) {
+        return new RetriableException("hand-off of " + record.settlementKey() + " not acked within "
+                + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
+    }
+
+    /** The {@code alert-retry} partition of a destination (Kafka's default partitioner on the key). */
+    int partitionOf(String destination) {
+        int count = partitions;
+        if (count == 0) {
+            count = producer.partitionsFor(settings.retryTopic()).size();
+            partitions = count;
+        }
+        return Utils.toPositive(Utils.murmur2(destination.getBytes(StandardCharsets.UTF_8))) % count;
+    }
+
+    private static String truncate(String reason) {
+        return reason.length() <= REASON_CHARS ? reason : reason.substring(0, REASON_CHARS) + "…";
+    }
+}

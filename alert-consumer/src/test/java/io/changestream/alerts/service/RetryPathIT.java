@@ -1,0 +1,290 @@
+package io.changestream.alerts.service;
+
+import static io.changestream.alerts.service.AlertTestSupport.call;
+import static io.changestream.alerts.service.AlertTestSupport.create;
+import static io.changestream.alerts.service.AlertTestSupport.request;
+import static io.changestream.alerts.service.AlertTestSupport.webhook;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.model.ChangeEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The retry path (issue 11 item 3, decision 1120) on the real broker with real receivers: a receiver answering
+ * {@code 503 Retry-After: 3600} stalls no one (the healthy subscription gets everything, the group commits to the
+ * end) while its pairs are parked on {@code alert-retry}, a CDC repeat of a parked event is not delivered twice, and
+ * after the receiver recovers and the destination is resumed every pair arrives once, in per-entity order; a
+ * {@code 410} suspends the destination group-wide and durably (a second instance started later shows it) without a
+ * dead letter; a kill -9 of the instance owning the retry path loses nothing.
+ */
+class RetryPathIT {
+
+    private static final int ENTITIES = 10;
+    private final KafkaBroker broker = Brokers.shared();
+
+    @Test
+    void aDeadReceiverStallsNoOneAndItsParkedPairsArriveInOrderAfterResume() throws Exception {
+        Setup setup = setup("dead");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/dead", 503).retryAfter("/dead", "3600");
+            String healthy = create(a.httpPort(), request("healthy", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/ok"), null) + "]", 3));
+            String dead = create(a.httpPort(), request("dead", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/dead"), null) + "]", 1000));
+            List<ChangeEvent> events = events(300);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+
+            Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> receiver.hits("/ok").size() >= events.size());
+            Awaitility.await("the group commits to the end while the dead receiver's pairs wait")
+                    .atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0);
+            Awaitility.await("every pair of the dead destination is parked on alert-retry")
+                    .atMost(Duration.ofSeconds(30)).until(() -> a.retry().depth() == events.size());
+            assertTrue(receiver.hits("/dead").size() <= 8, "the dead receiver is not hammered: "
+                    + receiver.hits("/dead").size() + " requests");
+            assertEquals("awaitingRetry", status(a, dead), "the status API shows the wait");
+            assertEquals("active", status(a, healthy));
+            String metrics = call(a.httpPort(), "GET", "/metrics", null, null).body();
+            assertTrue(metrics.contains("changestream_alert_retry_depth " + events.size() + ".0"), metrics);
+            AlertEndToEndIT.assertPromtoolAccepts(metrics);
+
+            // a CDC repeat of parked events (same ids, later offsets) is neither handed off nor delivered again
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events.subList(0, 20));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lag(setup) == 0);
+
+            int before = receiver.hits("/dead").size();
+            receiver.retryAfter("/dead", null).always("/dead", 200);
+            AlertTestSupport.Answer resumed = call(a.httpPort(), "POST",
+                    "/api/v1/events/subscriptions/" + dead + "/resume", null);
+            assertEquals(200, resumed.status(), resumed.body());
+            Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    distinct(receiver.hits("/dead")) >= events.size());
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            assertOncePerEventInEntityOrder(receiver.hits("/dead").subList(before, receiver.hits("/dead").size()),
+                    events);
+            assertEquals(events.size(), receiver.hits("/ok").size(), "the healthy receiver got each event once");
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.retry().depth() == 0
+                    && "active".equals(status(a, dead)));
+        }
+    }
+
+    @Test
+    void goneSuspendsTheDestinationGroupWideAndResumeDeliversInOrder() throws Exception {
+        Setup setup = setup("gone");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/gone", 410);
+            String gone = create(a.httpPort(), request("gone", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/gone"), null) + "]", 3));
+            List<ChangeEvent> events = events(100);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                    && a.retry().depth() == events.size());
+            assertTrue(call(a.httpPort(), "GET", "/metrics", null, null).body()
+                    .contains("changestream_alert_destinations_suspended 1.0"));
+            JsonNode destination = statusJson(a, gone);
+            assertEquals("disabled", destination.get("status").asText());
+            assertTrue(destination.get("lastFailedReason").asText().contains("410"), destination.toString());
+            assertTrue(receiver.hits("/gone").size() <= 8, "parked, not sent: " + receiver.hits("/gone").size());
+            assertEquals(0, io.changestream.testkit.KafkaTestClients.readAll(broker, setup.catalog().alertDlq().name(), Duration.ofSeconds(5)).size(),
+                    "parked, not dead-lettered");
+
+            // a second instance, started after the suspension, knows it (durable, group-wide) and resumes it
+            Map<String, String> second = new HashMap<>(setup.settings());
+            try (AlertService b = AlertService.start(AlertTestSupport.config(second))) {
+                assertEquals("disabled", statusJson(b, gone).get("status").asText());
+                int before = receiver.hits("/gone").size();
+                receiver.always("/gone", 200);
+                assertEquals(200, call(b.httpPort(), "POST", "/api/v1/events/subscriptions/" + gone + "/resume",
+                        null).status());
+                Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
+                        distinct(receiver.hits("/gone").subList(before, receiver.hits("/gone").size()))
+                                >= events.size());
+                Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+                assertOncePerEventInEntityOrder(receiver.hits("/gone").subList(before, receiver.hits("/gone").size()),
+                        events);
+                assertEquals("active", statusJson(a, gone).get("status").asText());
+                assertEquals(400, call(b.httpPort(), "POST", "/api/v1/events/subscriptions/" + gone
+                        + "/resume?destination=nope", null).status(), "an unknown destination is a 400");
+                assertEquals(404, call(b.httpPort(), "POST", "/api/v1/events/subscriptions/"
+                        + UUID.randomUUID() + "/resume", null).status());
+            }
+        }
+    }
+
+    @Test
+    void aBackoffPastTheBudgetHandsOffAndAFailureStreakSuspends() throws Exception {
+        Setup setup = setup("streak");
+        setup.settings().put("retry.initialBackoff", "PT0.2S");
+        setup.settings().put("retry.maxBackoff", "PT0.4S");
+        setup.settings().put("retry.suspendAfterFailures", "3");
+        setup.settings().put("destinations.breaker.openDuration", "PT1S");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/flaky", 500); // no Retry-After: the inline backoff runs past the 1 s budget
+            String flaky = create(a.httpPort(), request("flaky", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/flaky"), null) + "]", 1000));
+            List<ChangeEvent> events = events(20);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "disabled".equals(status(a, flaky)));
+            JsonNode destination = statusJson(a, flaky);
+            assertTrue(destination.get("lastFailedReason").asText().contains("3 consecutive failures"),
+                    destination.toString());
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lag(setup) == 0);
+            assertEquals(0, io.changestream.testkit.KafkaTestClients.readAll(broker,
+                    setup.catalog().alertDlq().name(), Duration.ofSeconds(5)).size(), "parked, not dead-lettered");
+
+            int before = receiver.hits("/flaky").size();
+            receiver.always("/flaky", 200);
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + flaky + "/resume",
+                    null).status());
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    distinct(receiver.hits("/flaky").subList(before, receiver.hits("/flaky").size()))
+                            >= events.size());
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            assertOncePerEventInEntityOrder(receiver.hits("/flaky").subList(before, receiver.hits("/flaky").size())
+                    .stream().filter(h -> h.body() != null).toList(), events);
+        }
+    }
+
+    @Test
+    void theRetryPathSurvivesAKillOfItsOwnerNothingLost() throws Exception {
+        Setup setup = setup("kill");
+        Path dir = Files.createDirectories(Path.of("target", "retry-kill", setup.catalog().namespace()));
+        Process victim = null;
+        try (Receiver receiver = new Receiver()) {
+            receiver.always("/dead", 503).retryAfter("/dead", "3600");
+            victim = ChildInstances.start(dir, setup.settings(), 1);
+            int port = ChildInstances.ready(dir, 1);
+            String dead = create(port, request("dead", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/dead"), null) + "]", 1000));
+            List<ChangeEvent> events = events(200);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0);
+            // the owner of every alert-retry partition holds the parked pairs; kill it without a goodbye
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> retryRecords(setup) >= events.size());
+            victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+
+            try (AlertService b = AlertService.start(AlertTestSupport.config(setup.settings()))) {
+                int before = receiver.hits("/dead").size();
+                receiver.retryAfter("/dead", null).always("/dead", 200);
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> call(b.httpPort(), "POST",
+                        "/api/v1/events/subscriptions/" + dead + "/resume", null).status() == 200);
+                Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() ->
+                        distinct(receiver.hits("/dead").subList(before, receiver.hits("/dead").size()))
+                                >= events.size());
+                Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+                assertOncePerEventInEntityOrder(receiver.hits("/dead").subList(before, receiver.hits("/dead").size()),
+                        events);
+            }
+        } finally {
+            if (victim != null) {
+                victim.destroyForcibly();
+            }
+        }
+    }
+
+    private record Setup(TopicCatalog catalog, Map<String, String> settings) {
+    }
+
+    private Setup setup(String name) {
+        String ns = AlertTestSupport.namespace("retry-" + name);
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, 4);
+        AlertTestSupport.provision(broker, catalog);
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
+        settings.put("retry.inlineBudget", "PT1S");
+        settings.put("retry.recheckInterval", "PT0.2S");
+        settings.put("retry.publishInterval", "PT0.2S");
+        settings.put("retry.lanes", "2");
+        return new Setup(catalog, settings);
+    }
+
+    /** {@code count} events over {@value #ENTITIES} entities, in produce order. */
+    private static List<ChangeEvent> events(int count) {
+        List<ChangeEvent> events = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String entityId = UUID.nameUUIDFromBytes(("retry-entity-" + (i % ENTITIES)).getBytes()).toString();
+            events.add(AlertTestSupport.event(ChangeEvent.ENTITY_UPDATED, "table", entityId, "svc.db.t" + i));
+        }
+        return events;
+    }
+
+    /** Every event exactly once, and per entity in the order produced. */
+    private static void assertOncePerEventInEntityOrder(List<Receiver.Hit> hits, List<ChangeEvent> events) {
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < events.size(); i++) {
+            index.put(events.get(i).id(), i);
+        }
+        Set<String> seen = new HashSet<>();
+        Map<String, Integer> lastOfEntity = new HashMap<>();
+        for (Receiver.Hit h : hits) {
+            String id = h.body().get("id").asText();
+            assertTrue(seen.add(id), "event " + id + " delivered twice");
+            int i = index.get(id);
+            Integer previous = lastOfEntity.put(h.body().get("entityId").asText(), i);
+            assertTrue(previous == null || previous < i, "entity order broken: event " + i + " after " + previous);
+        }
+        assertEquals(events.size(), seen.size(), "every event arrived");
+    }
+
+    private static long distinct(List<Receiver.Hit> hits) {
+        return hits.stream().map(Receiver.Hit::idempotencyKey).distinct().count();
+    }
+
+    private static JsonNode statusJson(AlertService s, String subscription) {
+        return call(s.httpPort(), "GET", "/api/v1/events/subscriptions/" + subscription + "/status", null).json()
+                .get("destinations").get(0);
+    }
+
+    private static String status(AlertService s, String subscription) {
+        return statusJson(s, subscription).get("status").asText();
+    }
+
+    /** Records on changes the main group has not committed past. */
+    private long lag(Setup setup) throws Exception {
+        String topic = setup.catalog().changes().name();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()))) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(
+                    setup.settings().get("group.id")).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < setup.catalog().changes().partitions(); p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            long lag = 0;
+            for (var e : admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).entrySet()) {
+                OffsetAndMetadata c = committed.get(e.getKey());
+                lag += e.getValue().offset() - (c == null ? 0 : c.offset());
+            }
+            return lag;
+        }
+    }
+
+    private long retryRecords(Setup setup) {
+        return io.changestream.testkit.KafkaTestClients.readAll(broker, setup.catalog().alertRetry().name(), Duration.ofSeconds(5)).size();
+    }
+}
