@@ -76,15 +76,18 @@ public final class InFlightQueue {
         }
         int mask = offsets.length - 1;
         long distance = offset - offsets[head];
-        if (distance < 0 || distance >= Integer.MAX_VALUE) {
+        if (distance < 0) {
             return -1;
         }
-        int guess = (int) distance;
-        if (guess < size && offsets[(head + guess) & mask] == offset) {
-            return guess; // contiguous offsets: one probe
+        int high = size - 1;
+        if (distance < size) {
+            int guess = (int) distance;
+            if (offsets[(head + guess) & mask] == offset) {
+                return guess; // contiguous offsets: one probe
+            }
+            high = guess; // offsets increase by at least 1 per slot
         }
         int low = 0;
-        int high = Math.min(size, guess + 1) - 1; // offsets increase by at least 1 per slot
         while (low <= high) {
             int mid = (low + high) >>> 1;
             long at = offsets[(head + mid) & mask];

@@ -82,4 +82,18 @@ class InFlightQueueTest {
         assertEquals(8, queue.pop());
         assertEquals(0, queue.doneCount());
     }
+
+    @Test
+    void findsOffsetsAcrossAGapWiderThanAnInt() {
+        InFlightQueue queue = new InFlightQueue(4);
+        long[] tracked = {7, 3_000_000_000L, 3_000_000_001L, 9_000_000_000L};
+        for (long offset : tracked) {
+            queue.add(offset, 0);
+        }
+        for (int i = 0; i < tracked.length; i++) {
+            assertEquals(i, queue.indexOf(tracked[i]), "slot of " + tracked[i]);
+        }
+        assertEquals(-1, queue.indexOf(5_000_000_000L));
+        assertEquals(-1, queue.indexOf(9_000_000_001L));
+    }
 }
