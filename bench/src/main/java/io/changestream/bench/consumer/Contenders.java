@@ -139,7 +139,7 @@ final class Contenders {
      * no-op case more than the runtime's own work, and a user's processor does not pay them.
      */
     private final class Meter {
-        static final long WATCH_NANOS = 500_000;
+        static final long WATCH_NANOS = 1_000_000;
         final LongAdder done = new LongAdder();
         final AtomicLong first = new AtomicLong();
         volatile long last;
