@@ -32,8 +32,11 @@ final class WorkItem<K, V> {
     final int bytes;
     /** The running asynchronous call, for cancelling it on a timeout; null for a synchronous processor. */
     volatile CompletionStage<Outcome> call;
-    /** The record as polled; null when the event was made by the consumer thread (a custom key function needs it). */
-    private final ConsumerRecord<K, V> record;
+    /**
+     * The record as polled, until the lane made its event from it; null when the event was made by the consumer thread
+     * (a custom key function needs it). Worker thread only.
+     */
+    private ConsumerRecord<K, V> record;
     /** The event of the current attempt; made from {@link #record} on first use. */
     Event<K, V> event;
     /** Set once the event finally failed and the failure handler has not accepted it yet. */
@@ -73,6 +76,7 @@ final class WorkItem<K, V> {
             e = new Event<>(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.headers(), r.timestamp(),
                     r.timestampType(), 1);
             event = e;
+            record = null; // the event holds what the processor needs; the polled record need not stay reachable
         }
         return e;
     }
