@@ -1,7 +1,5 @@
 package io.changestream.runtime;
 
-import java.nio.ByteBuffer;
-
 /**
  * KeyBy: the routing key of an event. Events with equal routing keys go to the same lane and are processed in offset
  * order, also across retries. Called on consumer threads, so it must be cheap and thread-safe; the result needs
@@ -16,8 +14,12 @@ public interface KeyFunction<K, V> {
     /** The routing key of {@code event}; null means "no ordering needed" (the event is spread by its offset). */
     Object routingKey(Event<K, V> event);
 
-    /** The default: the record key ({@code byte[]} keys are compared by content). */
+    /**
+     * The default: the record key ({@code byte[]} keys are compared by content). Always the same instance, so the
+     * runtime recognises it and reads the key straight from the polled record.
+     */
+    @SuppressWarnings("unchecked")
     static <K, V> KeyFunction<K, V> recordKey() {
-        return event -> event.key() instanceof byte[] bytes ? ByteBuffer.wrap(bytes) : event.key();
+        return (KeyFunction<K, V>) RecordKey.INSTANCE;
     }
 }

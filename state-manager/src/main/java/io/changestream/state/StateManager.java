@@ -10,11 +10,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Per-partition commit safety (DataLeap's two-heap StateManager). Owns, for each assigned partition, the offsets taken
- * in and not yet committable ("in flight", with the time each was tracked) and a min-heap of finished offsets; the
- * committable position is found by comparing the two heap tops: in-flight top below the done top (or no done) stops,
- * equal tops are popped together, a done top below the in-flight top is a stale completion and is dropped. The
- * position to commit is the last offset popped from both + 1.
+ * Per-partition commit safety. Owns, for each assigned partition, the offsets taken in and not yet committable ("in
+ * flight", with the time each was tracked and a done flag), in a ring sorted by offset; a completion of the oldest
+ * in-flight offset pops it and every done offset behind it, so the committable position (the last popped + 1) is
+ * always current. It started as DataLeap's two heaps (in-flight, done, compared top against top); the done heap gave
+ * way to flags on the ring (decision 1130): the heap's sift-down was the runtime's hottest frame when lanes finish a
+ * partition's records out of order.
  *
  * <p>Threading contract:
  * <ul>
@@ -28,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * different partitions never contend. A {@code done} that arrives after {@link #revoke} is ignored.
  *
  * <p>Memory: two primitive {@code long} arrays per partition (offsets and track times, in a ring, because tracked
- * offsets increase) plus a primitive {@code long} min-heap of done offsets; both shrink back when they empty, so
+ * offsets increase) plus a {@code boolean} done flag per slot; they shrink back when they empty, so
  * memory follows the in-flight count, bounded by {@link StateManagerSettings#maxInFlightPerPartition()}.
  *
  * @param <P> the partition identity (the runtime uses Kafka's {@code TopicPartition}); needs equals and hashCode

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * {@code ops/bench consumer}: pre-fills topics on an in-JVM broker (12 partitions, keys drawn from 10,000 random
  * ids), then, each contender in a fresh group: (1) I/O-bound, 100,000 records, 5 ms of sleep per record: the runtime
  * with 64 lanes (default settings otherwise) vs Confluent Parallel Consumer (KEY ordering, maxConcurrency 64) vs the
- * limit 64 / 5 ms = 12,800/s; (2) no-op, {@value #NOOP_RECORDS} records: the runtime (one consumer thread,
+ * limit 64 / 5 ms = 12,800/s; (2) no-op, 300,000 records (system property {@code consumer.bench.noopRecords}): the runtime (one consumer thread,
  * {@value #NOOP_LANES} lanes, HASH key assignment) vs a bare poll loop, interleaved, best of {@value #NOOP_ROUNDS}
  * after a warm-up round each. Throughput is steady state, first to last record; start-up (group join, first fetch)
  * is shown apart. Prints a table, then the RESULT line.
@@ -36,7 +36,7 @@ public final class ConsumerBench {
     static final long WORK_MILLIS = 5;
     static final int IO_LIMIT = (int) (LANES * 1000 / WORK_MILLIS);
     static final int NOOP_ROUNDS = 5;
-    static final int NOOP_RECORDS = 300_000;
+    static final int NOOP_RECORDS = Integer.getInteger("consumer.bench.noopRecords", 300_000);
     static final int NOOP_LANES = 4;
     /** Lanes of the asynchronous contender: calls, not lanes, are its concurrency. */
     static final int ASYNC_LANES = 8;
@@ -93,11 +93,32 @@ public final class ConsumerBench {
             table.add(row("no-op: runtime, " + NOOP_LANES + " lanes, " + NOOP_ASSIGNMENT + ", best of " + NOOP_ROUNDS,
                     noop, noop.perSecond() / raw.perSecond(), "of raw"));
             table.add(row("no-op: bare KafkaConsumer poll loop, best of " + NOOP_ROUNDS, raw, 1.0, "of raw"));
+            // CPU per record, median of the rounds: what the wall-clock ratio becomes when other load steals cores
+            double rawThread = median(raws, Contenders.Timing::pollThreadCpuPerRecord);
+            double noopThread = median(noops, Contenders.Timing::pollThreadCpuPerRecord);
+            double rawCpu = median(raws, Contenders.Timing::processCpuPerRecord);
+            double noopCpu = median(noops, Contenders.Timing::processCpuPerRecord);
+            table.add(String.format(Locale.ROOT, "%-50s %12.0f %12.0f %9.2fx", "no-op CPU ns/record: polling thread"
+                    + " (bare, runtime)", rawThread, noopThread, rawThread / noopThread));
+            table.add(String.format(Locale.ROOT, "%-50s %12s %12.0f", "no-op CPU ns/record: runtime's lanes", "",
+                    median(noops, Contenders.Timing::laneCpuPerRecord)));
+            table.add(String.format(Locale.ROOT, "%-50s %12.0f %12.0f %9.2fx", "no-op CPU ns/record: whole JVM"
+                    + " (bare, runtime)", rawCpu, noopCpu, rawCpu / noopCpu));
+            // the two targets of issue 11 item 4, computed here so the RESULT line carries them
+            double noopRatio = noop.perSecond() / raw.perSecond();
+            double ioOfLimit = io.perSecond() / IO_LIMIT;
+            double ioVsPc = io.perSecond() / pc.perSecond();
             table.add(String.format(Locale.ROOT, "RESULT {\"scenario\":\"consumer\",\"io_per_sec\":%.0f,"
                             + "\"io_hash_per_sec\":%.0f,\"io_async_per_sec\":%.0f,"
-                            + "\"io_limit\":%d,\"pc_per_sec\":%.0f,\"noop_per_sec\":%.0f,\"raw_per_sec\":%.0f}",
+                            + "\"io_limit\":%d,\"pc_per_sec\":%.0f,\"noop_per_sec\":%.0f,\"raw_per_sec\":%.0f,"
+                            + "\"noop_ratio\":%.3f,\"io_of_limit\":%.3f,\"io_vs_pc\":%.3f,"
+                            + "\"io_async_of_limit\":%.3f,\"io_async_vs_pc\":%.3f,"
+                            + "\"noop_poll_thread_ns\":%.0f,\"raw_poll_thread_ns\":%.0f,"
+                            + "\"noop_cpu_ns\":%.0f,\"raw_cpu_ns\":%.0f}",
                     io.perSecond(), ioHash.perSecond(), ioAsync.perSecond(), IO_LIMIT, pc.perSecond(),
-                    noop.perSecond(), raw.perSecond()));
+                    noop.perSecond(), raw.perSecond(), noopRatio, ioOfLimit, ioVsPc,
+                    ioAsync.perSecond() / IO_LIMIT, ioAsync.perSecond() / pc.perSecond(),
+                    noopThread, rawThread, noopCpu, rawCpu));
         }
         System.out.flush();
         table.forEach(System.out::println); // after the broker's shutdown logging: RESULT stays the last line
@@ -115,6 +136,12 @@ public final class ConsumerBench {
         for (String name : loggers) {
             ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(name)).setLevel(ch.qos.logback.classic.Level.WARN);
         }
+    }
+
+    private static double median(List<Contenders.Timing> timings,
+                                 java.util.function.ToDoubleFunction<Contenders.Timing> figure) {
+        double[] values = timings.stream().mapToDouble(figure).sorted().toArray();
+        return values[values.length / 2];
     }
 
     private static Contenders.Timing best(List<Contenders.Timing> timings) {

@@ -7,18 +7,21 @@ import io.changestream.runtime.Outcome;
 import io.changestream.runtime.RuntimeConfig;
 import io.confluent.parallelconsumer.ParallelConsumerOptions;
 import io.confluent.parallelconsumer.ParallelStreamProcessor;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -33,10 +36,81 @@ final class Contenders {
      * One timed pass: {@code startup} from start to the first record processed, {@code steady} from the first to the
      * last record processed.
      */
-    record Timing(int records, Duration startup, Duration steady) {
+    record Timing(int records, Duration startup, Duration steady, long processCpuNanos, long pollThreadCpuNanos,
+                  long laneCpuNanos) {
+        Timing(int records, Duration startup, Duration steady) {
+            this(records, startup, steady, 0, 0, 0);
+        }
+
         double perSecond() {
             return records / (steady.toNanos() / 1e9);
         }
+
+        /** CPU of the whole JVM (broker included) per record, start to end: robust to other load, unlike wall time. */
+        double processCpuPerRecord() {
+            return (double) processCpuNanos / records;
+        }
+
+        /** CPU of the thread that polls (the bare loop's, or the runtime's consumer thread) per record. */
+        double pollThreadCpuPerRecord() {
+            return (double) pollThreadCpuNanos / records;
+        }
+
+        /** CPU of the runtime's lane threads per record (0 for the bare loop). */
+        double laneCpuPerRecord() {
+            return (double) laneCpuNanos / records;
+        }
+
+        Timing withCpu(long processCpu, long pollThreadCpu, long laneCpu) {
+            return new Timing(records, startup, steady, processCpu, pollThreadCpu, laneCpu);
+        }
+    }
+
+    /** CPU time of this JVM, all threads. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** Dev aid: CPU per thread group (digits stripped), summed over live threads. */
+    static java.util.Map<String, Long> cpuByGroup() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null) {
+                out.merge(info.getThreadName().replaceAll("[0-9]+", "N"),
+                        Math.max(0, threads.getThreadCpuTime(info.getThreadId())), Long::sum);
+            }
+        }
+        out.put("(process)", processCpuNanos());
+        return out;
+    }
+
+    static void printDelta(String what, java.util.Map<String, Long> before, int records) {
+        if (System.getenv("CONSUMER_BENCH_CPU") == null) {
+            return;
+        }
+        java.util.Map<String, Long> after = cpuByGroup();
+        StringBuilder b = new StringBuilder(what).append(" ns/record:");
+        after.forEach((k, v) -> {
+            long d = v - before.getOrDefault(k, 0L);
+            if (d / records > 5) {
+                b.append(' ').append(k).append('=').append(d / records);
+            }
+        });
+        System.out.println(b);
+    }
+
+    /** CPU time of the live threads whose name starts with {@code prefix}. */
+    static long threadCpuNanos(String prefix) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadName().startsWith(prefix)) {
+                sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return sum;
     }
 
     private final String bootstrap;
@@ -58,26 +132,36 @@ final class Contenders {
         return kafka;
     }
 
-    /** Counts processed records and stamps the first and the last. */
+    /**
+     * Counts processed records and stamps the first and the last. The count is striped (a {@link LongAdder}), and a
+     * watcher thread stamps the last record when the sum reaches the total (within {@value #WATCH_NANOS} ns): two
+     * contended atomics per record (a shared counter and a compare-and-set of the first stamp) cost the lanes of the
+     * no-op case more than the runtime's own work, and a user's processor does not pay them.
+     */
     private final class Meter {
-        final AtomicInteger done = new AtomicInteger();
+        static final long WATCH_NANOS = 1_000_000;
+        final LongAdder done = new LongAdder();
         final AtomicLong first = new AtomicLong();
-        final CountDownLatch all = new CountDownLatch(1);
         volatile long last;
         final long start = System.nanoTime();
 
         void processed() {
-            first.compareAndSet(0, System.nanoTime());
-            if (done.incrementAndGet() == records) {
-                last = System.nanoTime();
-                all.countDown();
+            if (first.get() == 0) {
+                first.compareAndSet(0, System.nanoTime());
             }
+            done.increment();
         }
 
-        Timing await() throws InterruptedException {
-            if (!all.await(RUN_LIMIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("only " + done.get() + " of " + records + " records in " + RUN_LIMIT);
+        Timing await() {
+            long deadline = start + RUN_LIMIT.toNanos();
+            while (done.sum() < records) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("only " + done.sum() + " of " + records + " records in "
+                            + RUN_LIMIT);
+                }
+                LockSupport.parkNanos(WATCH_NANOS);
             }
+            last = System.nanoTime();
             return new Timing(records, Duration.ofNanos(first.get() - start), Duration.ofNanos(last - first.get()));
         }
     }
@@ -95,9 +179,15 @@ final class Contenders {
                     }
                     meter.processed();
                     return Outcome.success();
-                }).threadPrefix("bench-runtime").build().start();
+                }).threadPrefix("bench-runtime").build();
+        long cpuBefore = processCpuNanos();
+        java.util.Map<String, Long> groups = cpuByGroup();
+        runtime.start();
         try {
-            return meter.await();
+            Timing t = meter.await();
+            printDelta("runtime", groups, records);
+            return t.withCpu(processCpuNanos() - cpuBefore, threadCpuNanos("bench-runtime-consumer"),
+                    threadCpuNanos("bench-runtime-lane"));
         } finally {
             runtime.close(CloseMode.DONT_DRAIN, Duration.ofSeconds(10));
         }
@@ -163,6 +253,10 @@ final class Contenders {
         try (KafkaConsumer<String, String> consumer =
                      new KafkaConsumer<>(kafka(), new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
+            long cpuBefore = processCpuNanos();
+            java.util.Map<String, Long> groups = cpuByGroup();
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            long threadBefore = threads.getCurrentThreadCpuTime();
             long start = System.nanoTime();
             long first = 0;
             int seen = 0;
@@ -178,7 +272,9 @@ final class Contenders {
                 seen += batch.count();
             }
             long last = System.nanoTime();
-            return new Timing(records, Duration.ofNanos(first - start), Duration.ofNanos(last - first));
+            printDelta("raw", groups, records);
+            return new Timing(records, Duration.ofNanos(first - start), Duration.ofNanos(last - first))
+                    .withCpu(processCpuNanos() - cpuBefore, threads.getCurrentThreadCpuTime() - threadBefore, 0);
         }
     }
 }

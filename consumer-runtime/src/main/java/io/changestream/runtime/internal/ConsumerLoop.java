@@ -10,6 +10,7 @@ import io.changestream.runtime.RuntimeStatus;
 import io.changestream.state.PartitionSnapshot;
 import io.changestream.state.StateManager;
 import io.micrometer.core.instrument.Meter;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -67,6 +68,8 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
     private final StateManager<OwnedPartition> stateManager;
     private final List<LaneLoop<K, V>> lanes;
     private final KeyFunction<K, V> keyFunction;
+    /** Whether {@link #keyFunction} is the default, {@link KeyFunction#recordKey()}. */
+    private final boolean recordKey;
     private final LaneAssigner assigner;
     private final DelayScheduler delays;
     private final RuntimeMetrics metrics;
@@ -99,6 +102,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         this.stateManager = stateManager;
         this.lanes = lanes;
         this.keyFunction = keyFunction;
+        this.recordKey = keyFunction == KeyFunction.recordKey();
         this.assigner = assigner;
         this.delays = delays;
         this.metrics = metrics;
@@ -232,24 +236,17 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             if (p == null) {
                 continue;
             }
-            ArrayDeque<WorkItem<K, V>> waiting = held.get(tp);
-            long first = -1;
-            long last = -1;
-            long bytes = 0;
             List<ConsumerRecord<K, V>> polled = records.records(tp);
+            if (polled.isEmpty()) {
+                continue;
+            }
+            ArrayDeque<WorkItem<K, V>> waiting = held.get(tp);
+            long bytes = 0;
             trackAll(p, polled);
             for (ConsumerRecord<K, V> r : polled) {
                 int size = Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
                 bytes += size;
-                last = r.offset();
-                first = first < 0 ? last : first;
-                Event<K, V> event = new Event<>(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.headers(),
-                        r.timestamp(), r.timestampType(), 1);
-                Object key = routingKey(event);
-                if (key == null) {
-                    key = new Unkeyed(tp, r.offset());
-                }
-                WorkItem<K, V> item = new WorkItem<>(event, p, key, assigner.acquire(key), polledAt, size);
+                WorkItem<K, V> item = item(r, p, polledAt, size);
                 if (waiting != null) {
                     waiting.addLast(item);
                 } else {
@@ -258,9 +255,9 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             }
             bufferedBytes.add(bytes);
             if (p.firstTracked < 0) {
-                p.firstTracked = first;
+                p.firstTracked = polled.get(0).offset();
             }
-            p.highestTracked = last;
+            p.highestTracked = polled.get(polled.size() - 1).offset();
         }
         for (int i = 0; i < batches.size(); i++) {
             List<WorkItem<K, V>> batch = batches.get(i);
@@ -274,6 +271,29 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
             }
             batch.clear();
         }
+    }
+
+    /**
+     * The work item of one polled record. With the default key function the routing key is read from the record and
+     * the lane makes the {@link Event} (the consumer thread is the runtime's bottleneck on cheap processing); a custom
+     * key function is handed the event, which the item then keeps.
+     */
+    private WorkItem<K, V> item(ConsumerRecord<K, V> r, OwnedPartition p, long polledAt, int size) {
+        if (recordKey) {
+            Object k = r.key();
+            Object key = k instanceof byte[] bytes ? ByteBuffer.wrap(bytes) : k;
+            if (key == null) {
+                key = new Unkeyed(p.topicPartition, r.offset());
+            }
+            return new WorkItem<>(r, p, key, assigner.acquire(key), polledAt, size);
+        }
+        Event<K, V> event = new Event<>(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.headers(),
+                r.timestamp(), r.timestampType(), 1);
+        Object key = routingKey(event);
+        if (key == null) {
+            key = new Unkeyed(p.topicPartition, r.offset());
+        }
+        return new WorkItem<>(event, p, key, assigner.acquire(key), polledAt, size);
     }
 
     /** Tracks a poll's offsets of one partition in one StateManager call, before any of them reaches a lane. */
@@ -294,7 +314,7 @@ final class ConsumerLoop<K, V> implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-        /** The key function's answer; one that throws leaves the event unkeyed rather than stopping the consumer. */
+    /** The key function's answer; one that throws leaves the event unkeyed rather than stopping the consumer. */
     private Object routingKey(Event<K, V> event) {
         try {
             return keyFunction.routingKey(event);

@@ -32,7 +32,7 @@ abstract class LaneAssigner {
     /** Events of a lane in the runtime (queued, held by its worker, parked); -1 when not counted. */
     abstract int load(int lane);
 
-    /** {@code hash(key) mod lanes}. */
+    /** {@code hash(key)} scaled onto the lanes (multiply and shift: no division per record). */
     static final class Hash extends LaneAssigner {
         Hash(int lanes) {
             super(lanes);
@@ -41,7 +41,7 @@ abstract class LaneAssigner {
         @Override
         int acquire(Object key) {
             int h = key.hashCode();
-            return Math.floorMod(h ^ (h >>> 16), lanes);
+            return (int) (((h ^ (h >>> 16)) & 0xFFFF_FFFFL) * lanes >>> 32);
         }
 
         @Override

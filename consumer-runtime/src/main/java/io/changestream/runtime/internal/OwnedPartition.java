@@ -13,6 +13,8 @@ import org.apache.kafka.common.TopicPartition;
 final class OwnedPartition {
 
     final TopicPartition topicPartition;
+    /** {@code topic-partition@}: an event's coordinates are this and its offset (the lane's MDC, per record). */
+    final String coordinatesPrefix;
     /** Set by the consumer thread on revoke: lanes drop this assignment's events instead of processing them. */
     volatile boolean revoked;
     /** Last offset committed (the next offset to read), -1 while unknown. */
@@ -33,6 +35,7 @@ final class OwnedPartition {
 
     OwnedPartition(TopicPartition topicPartition) {
         this.topicPartition = topicPartition;
+        this.coordinatesPrefix = topicPartition.topic() + "-" + topicPartition.partition() + "@";
     }
 
     /** Consumer thread: sets or clears one reason; returns whether the partition should now be paused. */

@@ -132,6 +132,25 @@ class LaneLoopTest {
     }
 
     @Test
+    void theLanesLogContextNamesTheRecordAndKeysTheProcessorAddedDoNotReachTheNextRecord() {
+        List<Map<String, String>> contexts = new CopyOnWriteArrayList<>();
+        start(e -> {
+            Map<String, String> mdc = org.slf4j.MDC.getCopyOfContextMap();
+            contexts.add(mdc == null ? Map.of() : Map.copyOf(mdc));
+            if (e.value().equals("a1")) {
+                org.slf4j.MDC.put("eventId", "e-1");
+            }
+            return Outcome.success();
+        });
+        offer("a", "a1");
+        offer("b", "b1");
+        offer("c", "c1");
+        awaitCommittable(3);
+        assertEquals(List.of(Map.of(LaneLoop.MDC_RECORD, "t-0@0"), Map.of(LaneLoop.MDC_RECORD, "t-0@1"),
+                Map.of(LaneLoop.MDC_RECORD, "t-0@2")), contexts);
+    }
+
+    @Test
     void retriableExceptionsBackOffExponentiallyThenRetriesExhaustedGoToTheFailureHandlerAndAreDone() {
         AtomicInteger calls = new AtomicInteger();
         start(e -> {

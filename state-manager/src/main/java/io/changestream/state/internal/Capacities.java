@@ -3,14 +3,14 @@ package io.changestream.state.internal;
 /**
  * Capacity rules shared by the primitive containers: powers of two, doubling when full, with a hard ceiling; and
  * halving only after the container stayed at most a quarter full through {@value #QUIET_CHECKS} consecutive checks
- * (one per commit computation), so a size that swings between commits does not copy arrays back and forth.
+ * (one per committable read: the runtime reads it after every poll), so a size that swings between commits does not copy arrays back and forth.
  */
 final class Capacities {
 
     /** The largest power-of-two array length a container may grow to. */
     static final int MAX_CAPACITY = 1 << 30;
     /** Consecutive checks at most a quarter full before a container halves. */
-    static final int QUIET_CHECKS = 8;
+    static final int QUIET_CHECKS = 64;
 
     private Capacities() {
     }

@@ -3,11 +3,12 @@ package io.changestream.state.internal;
 import java.util.NoSuchElementException;
 
 /**
- * The in-flight side of the two-heap algorithm: offsets in the order they were tracked, each with the time it was
- * tracked. Because the consumer tracks strictly increasing offsets, a min-heap of them is always sorted, so a ring
- * buffer is that heap with O(1) push and pop; the head is the heap top (the oldest in-flight offset). Two parallel
- * primitive arrays, growing by doubling and shrinking back by halving after staying a quarter full for a while
- * (see {@link #maybeShrink}), never below the initial capacity. Not thread-safe: the owner
+ * The in-flight offsets in the order they were tracked, each with the time it was tracked and a done flag. Because
+ * the consumer tracks strictly increasing offsets, the ring is sorted: the head is the oldest in-flight offset, an
+ * offset's slot is found by one probe when the tracked offsets are contiguous (the usual case) and by binary search
+ * otherwise, and the committable position moves by popping done heads (decision 1130; it replaced DataLeap's done
+ * heap). Three parallel primitive arrays, growing by doubling and shrinking back by halving after staying a quarter
+ * full for a while (see {@link #maybeShrink}), never below the initial capacity. Not thread-safe: the owner
  * ({@link PartitionOffsets}) guards it.
  */
 public final class InFlightQueue {
@@ -15,6 +16,7 @@ public final class InFlightQueue {
     private final int minCapacity;
     private long[] offsets;
     private long[] trackedAtMillis;
+    private boolean[] done;
     private int head;
     private int size;
     private int quietChecks;
@@ -24,6 +26,7 @@ public final class InFlightQueue {
         this.minCapacity = Capacities.requirePowerOfTwo(minCapacity, "minCapacity");
         this.offsets = new long[minCapacity];
         this.trackedAtMillis = new long[minCapacity];
+        this.done = new boolean[minCapacity];
     }
 
     public int size() {
@@ -47,6 +50,7 @@ public final class InFlightQueue {
         int tail = (head + size) & (offsets.length - 1);
         offsets[tail] = offset;
         trackedAtMillis[tail] = nowMillis;
+        done[tail] = false;
         size++;
     }
 
@@ -62,10 +66,67 @@ public final class InFlightQueue {
         return trackedAtMillis[head];
     }
 
+    /**
+     * The position of {@code offset} counted from the head (0 = the oldest), or -1 when it is not in the queue (a
+     * hole in the tracked offsets, or outside them).
+     */
+    public int indexOf(long offset) {
+        if (size == 0) {
+            return -1;
+        }
+        int mask = offsets.length - 1;
+        long distance = offset - offsets[head];
+        if (distance < 0) {
+            return -1;
+        }
+        int high = size - 1;
+        if (distance < size) {
+            int guess = (int) distance;
+            if (offsets[(head + guess) & mask] == offset) {
+                return guess; // contiguous offsets: one probe
+            }
+            high = guess; // offsets increase by at least 1 per slot
+        }
+        int low = 0;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            long at = offsets[(head + mid) & mask];
+            if (at < offset) {
+                low = mid + 1;
+            } else if (at > offset) {
+                high = mid - 1;
+            } else {
+                return mid;
+            }
+        }
+        return -1;
+    }
+
+    /** Flags the offset at {@code index} (from {@link #indexOf}) done. */
+    public void markDone(int index) {
+        done[(head + index) & (offsets.length - 1)] = true;
+    }
+
+    /** Whether the oldest offset is flagged done; the queue must not be empty. */
+    public boolean headDone() {
+        requireNotEmpty();
+        return done[head];
+    }
+
+    /** Offsets flagged done and not yet popped (a test hook: O(size)). */
+    public int doneCount() {
+        int n = 0;
+        for (int i = 0; i < size; i++) {
+            n += done[(head + i) & (offsets.length - 1)] ? 1 : 0;
+        }
+        return n;
+    }
+
     /** Removes the oldest offset and returns it; the queue must not be empty. */
     public long pop() {
         requireNotEmpty();
         long offset = offsets[head];
+        done[head] = false;
         head = (head + 1) & (offsets.length - 1);
         size--;
         return offset;
@@ -88,6 +149,9 @@ public final class InFlightQueue {
         if (offsets.length > minCapacity) {
             offsets = new long[minCapacity];
             trackedAtMillis = new long[minCapacity];
+            done = new boolean[minCapacity];
+        } else {
+            java.util.Arrays.fill(done, false);
         }
     }
 
@@ -100,6 +164,11 @@ public final class InFlightQueue {
     private void resize(int capacity) {
         offsets = unwrap(offsets, capacity);
         trackedAtMillis = unwrap(trackedAtMillis, capacity);
+        boolean[] flags = new boolean[capacity];
+        int first = Math.min(size, done.length - head);
+        System.arraycopy(done, head, flags, 0, first);
+        System.arraycopy(done, 0, flags, first, size - first);
+        done = flags;
         head = 0;
     }
 

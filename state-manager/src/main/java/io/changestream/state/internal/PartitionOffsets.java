@@ -6,8 +6,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The commit state of one partition during one assignment: the in-flight offsets (with their track times) and the
- * done heap, compared top against top to find the committable position. Every method holds this object's monitor:
+ * The commit state of one partition during one assignment: the in-flight offsets, each with its track time and a
+ * done flag; a done oldest offset is popped at once, so the committable position is always current (decision 1130). Every method holds this object's monitor:
  * the consumer thread ({@link #track}, {@link #advance}, {@link #revoke}) and the processor threads ({@link #done})
  * meet here, one short critical section each. Once revoked the object ignores every later call, so a late
  * {@code done} cannot bring its state back.
@@ -19,19 +19,17 @@ public final class PartitionOffsets {
 
     private final int maxInFlight;
     private final InFlightQueue inFlight;
-    private final LongMinHeap done;
     private long highestTracked = NONE;
     private long committable = NONE;
     private boolean revoked;
 
     /**
-     * @param initialCapacity the heaps' initial capacity and the floor they shrink back to (a power of two)
+     * @param initialCapacity the ring's initial capacity and the floor it shrinks back to (a power of two)
      * @param maxInFlight     how many offsets may be tracked and not yet committable at once
      */
     public PartitionOffsets(int initialCapacity, int maxInFlight) {
         this.maxInFlight = maxInFlight;
         this.inFlight = new InFlightQueue(initialCapacity);
-        this.done = new LongMinHeap(initialCapacity);
     }
 
     /**
@@ -81,50 +79,33 @@ public final class PartitionOffsets {
     /**
      * Any thread: the record at {@code offset} is finished. Ignored when the partition was revoked, when the offset
      * was never tracked in this assignment (above the highest tracked) or is already behind the oldest in-flight
-     * offset (a duplicate or a replayed completion). A duplicate of a still in-flight offset is kept and dropped
-     * later as stale.
+     * offset (a duplicate or a replayed completion). An offset inside the in-flight range is accepted; one in a hole
+     * of the tracked offsets (never tracked: the log skipped it) and a duplicate change nothing.
      *
-     * @return whether the completion was recorded
+     * @return whether the completion was accepted
      */
     public synchronized boolean done(long offset) {
         if (revoked || offset > highestTracked || inFlight.isEmpty() || offset < inFlight.peekOffset()) {
             return false;
         }
-        if (done.isEmpty() && offset == inFlight.peekOffset()) {
-            inFlight.pop(); // in order: the oldest in flight is done, the committable position moves without the heap
-            committable = offset + 1;
-            return true;
+        int index = inFlight.indexOf(offset);
+        if (index > 0) {
+            inFlight.markDone(index);
+        } else if (index == 0) {
+            committable = inFlight.pop() + 1; // the oldest is done: pop it and every done offset behind it
+            while (!inFlight.isEmpty() && inFlight.headDone()) {
+                committable = inFlight.pop() + 1;
+            }
         }
-        done.push(offset);
         return true;
     }
 
     /**
-     * Consumer thread (or the status view): pops matching heap tops and returns the committable position, the next
-     * offset to read (the last contiguous done offset + 1), or -1 while nothing has completed in this assignment.
+     * Consumer thread (or the status view): the committable position, the next offset to read (the last contiguous
+     * done offset + 1), or -1 while nothing has completed in this assignment. Also the ring's shrink check.
      */
     public synchronized long advance() {
-        InFlightQueue f = inFlight;
-        LongMinHeap d = done;
-        while (!d.isEmpty()) {
-            if (f.isEmpty()) {
-                d.clear(); // everything tracked is committable: what is left are duplicates
-                break;
-            }
-            long oldest = f.peekOffset();
-            long doneTop = d.peek();
-            if (oldest < doneTop) {
-                break; // the oldest in-flight offset is still processing
-            }
-            d.pop();
-            if (oldest == doneTop) {
-                f.pop();
-                committable = oldest + 1;
-            }
-            // oldest > doneTop: a stale done (duplicate, or an offset the log skipped), dropped
-        }
-        f.maybeShrink();
-        d.maybeShrink();
+        inFlight.maybeShrink();
         return committable;
     }
 
@@ -132,7 +113,6 @@ public final class PartitionOffsets {
     public synchronized void revoke() {
         revoked = true;
         inFlight.clear();
-        done.clear();
     }
 
     /** Any thread: advances, then counts the offsets tracked and not yet committable. */
@@ -154,14 +134,14 @@ public final class PartitionOffsets {
                 optional(highestTracked));
     }
 
-    /** Test hook: the memory held by both heaps, in entries. */
+    /** Test hook: the memory held by the ring, in entries. */
     synchronized int capacity() {
-        return inFlight.capacity() + done.capacity();
+        return inFlight.capacity();
     }
 
-    /** Test hook: the done heap's size, including stale entries not yet dropped. */
+    /** Test hook: offsets flagged done behind an unfinished one. */
     synchronized int doneSize() {
-        return done.size();
+        return inFlight.doneCount();
     }
 
     private static OptionalLong optional(long offset) {

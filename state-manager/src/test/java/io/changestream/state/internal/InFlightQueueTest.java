@@ -2,6 +2,7 @@ package io.changestream.state.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;
@@ -52,5 +53,47 @@ class InFlightQueueTest {
         queue.clear();
         assertEquals(2, queue.capacity());
         assertThrows(NoSuchElementException.class, queue::peekOffset);
+    }
+
+    @Test
+    void findsEachOffsetsSlotAcrossHolesAndWrap() {
+        InFlightQueue queue = new InFlightQueue(8);
+        for (long offset = 0; offset < 6; offset++) {
+            queue.add(offset, 0);
+        }
+        for (int i = 0; i < 5; i++) {
+            queue.pop(); // the head moves on, so later adds wrap around the ring
+        }
+        long[] tracked = {5, 7, 8, 20, 21, 40, 41};
+        for (int i = 1; i < tracked.length; i++) {
+            queue.add(tracked[i], 0);
+        }
+        for (int i = 0; i < tracked.length; i++) {
+            assertEquals(i, queue.indexOf(tracked[i]), "slot of " + tracked[i]);
+        }
+        for (long hole : new long[] {4, 6, 9, 19, 22, 39, 42}) {
+            assertEquals(-1, queue.indexOf(hole), "hole " + hole);
+        }
+        queue.markDone(2);
+        assertEquals(1, queue.doneCount());
+        queue.pop();
+        queue.pop();
+        assertTrue(queue.headDone(), "the flag moves with its offset");
+        assertEquals(8, queue.pop());
+        assertEquals(0, queue.doneCount());
+    }
+
+    @Test
+    void findsOffsetsAcrossAGapWiderThanAnInt() {
+        InFlightQueue queue = new InFlightQueue(4);
+        long[] tracked = {7, 3_000_000_000L, 3_000_000_001L, 9_000_000_000L};
+        for (long offset : tracked) {
+            queue.add(offset, 0);
+        }
+        for (int i = 0; i < tracked.length; i++) {
+            assertEquals(i, queue.indexOf(tracked[i]), "slot of " + tracked[i]);
+        }
+        assertEquals(-1, queue.indexOf(5_000_000_000L));
+        assertEquals(-1, queue.indexOf(9_000_000_001L));
     }
 }

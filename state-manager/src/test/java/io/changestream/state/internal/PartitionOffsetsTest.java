@@ -32,9 +32,9 @@ class PartitionOffsetsTest {
         PartitionOffsets offsets = new PartitionOffsets(4, 100);
         offsets.track(1, 0);
         offsets.track(3, 0);
-        assertTrue(offsets.done(2)); // a hole in the log: kept until the in-flight top passes it
+        assertTrue(offsets.done(2)); // a hole in the log: accepted, changes nothing
         assertTrue(offsets.done(1));
-        assertTrue(offsets.done(1)); // duplicate
+        assertFalse(offsets.done(1), "a duplicate of an offset already committable");
         assertEquals(2, offsets.advance());
         assertEquals(0, offsets.doneSize());
         assertTrue(offsets.done(3));
@@ -62,5 +62,25 @@ class PartitionOffsetsTest {
         assertFalse(offsets.done(1));
         assertEquals(-1, offsets.advance());
         assertThrows(IllegalStateException.class, () -> offsets.track(2, 0));
+    }
+
+    @Test
+    void aDoneOldestOffsetPopsTheDoneRunBehindItAtOnce() {
+        PartitionOffsets offsets = new PartitionOffsets(4, 100);
+        for (long offset = 10; offset < 20; offset++) {
+            offsets.track(offset, 0);
+        }
+        for (long offset = 19; offset > 10; offset--) {
+            if (offset != 15) {
+                assertTrue(offsets.done(offset));
+            }
+        }
+        assertEquals(-1, offsets.advance(), "10 is still running");
+        assertEquals(8, offsets.doneSize());
+        offsets.done(10);
+        assertEquals(15, offsets.advance(), "10..14 done, 15 running");
+        offsets.done(15);
+        assertEquals(20, offsets.advance());
+        assertEquals(0, offsets.doneSize());
     }
 }
