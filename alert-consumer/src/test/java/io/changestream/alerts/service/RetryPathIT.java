@@ -63,7 +63,9 @@ class RetryPathIT {
                     .atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0);
             Awaitility.await("every pair of the dead destination is parked on alert-retry")
                     .atMost(Duration.ofSeconds(30)).until(() -> a.retry().depth() == events.size());
-            assertTrue(receiver.hits("/dead").size() <= 8, "the dead receiver is not hammered: "
+            // deliveries run concurrently: each entity's first event may be on its way before the first 503 came
+            // back; after it, the receiver's Retry-After pauses the destination and the rest are parked unsent
+            assertTrue(receiver.hits("/dead").size() <= ENTITIES, "the dead receiver is not hammered: "
                     + receiver.hits("/dead").size() + " requests");
             assertEquals("awaitingRetry", status(a, dead), "the status API shows the wait");
             assertEquals("active", status(a, healthy));
