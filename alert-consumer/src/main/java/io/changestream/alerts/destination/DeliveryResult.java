@@ -12,8 +12,11 @@ import java.util.Objects;
  * @param reason     why it was not delivered (status code, exception), null when delivered
  * @param throttled  a RETRY that was never sent: held back by the destination's rate limit or a receiver's pause;
  *                   it does not count as an attempt against the subscription's {@code retries}
+ * @param unanswered a RETRY whose request may have reached the receiver (written, then no answer: a read timeout,
+ *                   the connection lost): the outcome is unknown, so an at-most-once destination is not sent it again
  */
-public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason, boolean throttled) {
+public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason, boolean throttled,
+                             boolean unanswered) {
 
     /** The three outcomes. */
     public enum Outcome {
@@ -29,7 +32,7 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
 
     /** A result of a request that was sent. */
     public DeliveryResult(Outcome outcome, Duration retryAfter, String reason) {
-        this(outcome, retryAfter, reason, false);
+        this(outcome, retryAfter, reason, false, false);
     }
 
     public DeliveryResult {
@@ -42,6 +45,9 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
         }
         if (throttled && outcome != Outcome.RETRY) {
             throw new IllegalArgumentException("only a RETRY can be throttled");
+        }
+        if (unanswered && (outcome != Outcome.RETRY || throttled)) {
+            throw new IllegalArgumentException("only a RETRY that was sent can be unanswered");
         }
     }
 
@@ -57,7 +63,12 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
 
     /** Not sent: wait for the destination's next slot (rate limit or a receiver's pause); not an attempt. */
     public static DeliveryResult throttled(Duration after, String reason) {
-        return new DeliveryResult(Outcome.RETRY, Objects.requireNonNull(after, "after"), reason, true);
+        return new DeliveryResult(Outcome.RETRY, Objects.requireNonNull(after, "after"), reason, true, false);
+    }
+
+    /** Retry (the runtime's backoff); the request may have reached the receiver: no answer came. */
+    public static DeliveryResult unanswered(String reason) {
+        return new DeliveryResult(Outcome.RETRY, null, reason, false, true);
     }
 
     /** Give up: dead-letter it. */

@@ -119,9 +119,9 @@ public final class HttpSender implements AutoCloseable {
         } catch (InterruptedException e) {
             sent.cancel(true);
             Thread.currentThread().interrupt();
-            return DeliveryResult.retry(null, "interrupted");
+            return DeliveryResult.unanswered("interrupted");
         } catch (ExecutionException e) {
-            return DeliveryResult.retry(null, "I/O error: " + e.getCause());
+            return DeliveryResult.unanswered("I/O error: " + e.getCause());
         }
     }
 
@@ -207,7 +207,7 @@ public final class HttpSender implements AutoCloseable {
             return DeliveryResult.retry(null, "connect timeout after " + out.connectTimeout().toSeconds() + " s");
         }
         if (cause instanceof TimeoutException || cause instanceof SocketTimeoutException) {
-            return DeliveryResult.retry(null, "no response within " + out.readTimeout().toSeconds() + " s");
+            return DeliveryResult.unanswered("no response within " + out.readTimeout().toSeconds() + " s");
         }
         if (cause instanceof ConnectException) {
             return DeliveryResult.retry(null, "connect failed: " + cause);
@@ -215,7 +215,7 @@ public final class HttpSender implements AutoCloseable {
         if (cause instanceof UnknownHostException) {
             return DeliveryResult.retry(null, "host does not resolve: " + cause.getMessage());
         }
-        return DeliveryResult.retry(null, "I/O error: " + cause);
+        return DeliveryResult.unanswered("I/O error: " + cause);
     }
 
     private HttpClient client(Duration connectTimeout) {

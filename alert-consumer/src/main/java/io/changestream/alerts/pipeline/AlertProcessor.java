@@ -87,6 +87,9 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     /** The DLQ reason of an at-most-once group attempted by a process that crashed before settling it. */
     public static final String UNKNOWN_OUTCOME = "outcome unknown after crash: attempted before, never settled; "
             + "not sent again (at-most-once destination)";
+    /** The DLQ reason prefix of an at-most-once request that got no answer (it may have arrived). */
+    public static final String UNANSWERED = "outcome unknown: sent, no answer; not sent again (at-most-once "
+            + "destination): ";
     /** The destination config field choosing the guarantee: {@value #AT_MOST_ONCE} or {@code atLeastOnce}. */
     public static final String DELIVERY_FIELD = "delivery";
     /** The value of {@value #DELIVERY_FIELD} for at-most-once. */
@@ -350,6 +353,11 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                                 : deadLetter(pair, group, sub, at.notice(), result.reason(), false));
             }
             case RETRY -> {
+                if (result.unanswered() && atMostOnce(group)) {
+                    // the request may have arrived: sending it again could deliver it twice
+                    unknownOutcome.increment();
+                    return deadLetter(pair, group, sub, at.notice(), UNANSWERED + result.reason(), false);
+                }
                 if (!result.throttled() && pair.attempts > sub.retries()) {
                     return deadLetter(pair, group, sub, at.notice(), "retries exhausted (" + sub.retries() + "): "
                             + result.reason(), true);

@@ -85,7 +85,8 @@ class FailurePathsIT {
         try (Receiver receiver = new Receiver(); AlertService service = AlertService.start(
                 AlertTestSupport.config(settings))) {
             int port = service.httpPort();
-            receiver.then("/flaky", 500).always("/rejected", 400).always("/down", 503).hold("/blackhole");
+            receiver.then("/flaky", 500).always("/rejected", 400).always("/down", 503).hold("/blackhole")
+                    .hold("/silent");
             String flaky = create(port, request("flaky", "[\"table\"]", "[]",
                     "[" + webhook("Webhook", receiver.url("/flaky"), null) + "]", 3));
             String rejected = create(port, request("rejected", "[\"topic\"]", "[]",
@@ -101,6 +102,13 @@ class FailurePathsIT {
                             "\"readTimeout\": 1") + "]", 20));
             String healthy = create(port, request("healthy", "[\"container\"]", "[]",
                     "[" + webhook("Webhook", receiver.url("/healthy"), null) + "]", 3));
+            // at most once, and the receiver takes the request but never answers: its outcome is unknown, so it is
+            // not sent again but dead-lettered with that reason
+            String unanswered = create(port, request("unanswered", "[\"chart\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/silent"), null).replace("\"readTimeout\": 3",
+                            "\"readTimeout\": 1")
+                            .replace("\"config\": {", "\"config\": {\"delivery\": \"atMostOnce\", ")
+                    + "]", 5));
             String mail = create(port, request("mail", "[\"mlmodel\"]", "[]", """
                     [{"category": "External", "type": "Email", "config": {"receivers": ["ops@cs.test"]}}]""", 3));
 
@@ -121,7 +129,8 @@ class FailurePathsIT {
             ChangeEvent pipeline = AlertTestSupport.event(ChangeEvent.ENTITY_CREATED, "pipeline", "not-a-uuid",
                     "s.p");
             ChangeEvent model = AlertTestSupport.event(ChangeEvent.ENTITY_CREATED, "mlmodel", entity, "s.m");
-            events.addAll(List.of(table, topic, dashboard, pipeline, model));
+            ChangeEvent chart = AlertTestSupport.event(ChangeEvent.ENTITY_CREATED, "chart", entity, "s.ch");
+            events.addAll(List.of(table, topic, dashboard, pipeline, model, chart));
             List<ChangeEvent> containers = IntStream.range(0, 48).mapToObj(i -> AlertTestSupport.event(
                     ChangeEvent.ENTITY_UPDATED, "container", UUID.randomUUID().toString(), "s.c" + i)).toList();
             events.addAll(containers);
@@ -145,7 +154,7 @@ class FailurePathsIT {
 
             // dead letters: 400 → SUBSCRIBER; retries exhausted → retriesLeft 0; evaluation error → PUBLISHER;
             // SMTP authentication refused → SUBSCRIBER, never counted delivered
-            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> deadLetters(catalog).size() >= 4);
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> deadLetters(catalog).size() >= 5);
             Map<String, FailedEvent> dlq = deadLetters(catalog).stream()
                     .collect(Collectors.toMap(FailedEvent::subscriptionId, f -> f));
             assertEquals(FailureSource.SUBSCRIBER, dlq.get(rejected).source());
@@ -159,6 +168,11 @@ class FailurePathsIT {
             assertTrue(dlq.get(badEval).reason().contains("not a UUID"), dlq.get(badEval).reason());
             assertEquals(0, receiver.hits("/eval").size());
             assertEquals(FailureSource.SUBSCRIBER, dlq.get(mail).source());
+            assertTrue(dlq.get(unanswered).reason().startsWith(AlertProcessor.UNANSWERED),
+                    dlq.get(unanswered).reason());
+            assertEquals(chart.id(), dlq.get(unanswered).changeEvent().id());
+            assertEquals(1, receiver.hits("/silent").size(), "an at-most-once request without an answer is not sent "
+                    + "again");
             assertEquals(0, SMTP.getReceivedMessages().length);
             assertFalse(dlq.containsKey(flaky) || dlq.containsKey(healthy));
 
