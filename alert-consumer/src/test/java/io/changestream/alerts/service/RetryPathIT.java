@@ -111,7 +111,8 @@ class RetryPathIT {
             JsonNode destination = statusJson(a, gone);
             assertEquals("disabled", destination.get("status").asText());
             assertTrue(destination.get("lastFailedReason").asText().contains("410"), destination.toString());
-            assertTrue(receiver.hits("/gone").size() <= 8, "parked, not sent: " + receiver.hits("/gone").size());
+            // concurrent deliveries: each entity's first event may be sent before the first 410 suspended it
+            assertTrue(receiver.hits("/gone").size() <= ENTITIES, "parked, not sent: " + receiver.hits("/gone").size());
             assertEquals(0, io.changestream.testkit.KafkaTestClients.readAll(broker, setup.catalog().alertDlq().name(), Duration.ofSeconds(5)).size(),
                     "parked, not dead-lettered");
 
