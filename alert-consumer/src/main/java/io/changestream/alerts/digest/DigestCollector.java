@@ -1,5 +1,6 @@
 package io.changestream.alerts.digest;
 
+import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.runtime.RetriableException;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DigestRecord;
@@ -13,7 +14,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -90,22 +90,11 @@ public final class DigestCollector {
             return CompletableFuture.completedFuture(false);
         }
         DigestRecord entry = entry(subscription.id(), policy.get().groupOf(event), bounded(event), source, offset);
-        CompletableFuture<Boolean> acked = new CompletableFuture<>();
-        try {
-            producer.send(new ProducerRecord<>(settings.topic(), entry.key(), serde.toJson(entry)), (meta, error) -> {
-                if (error != null) {
-                    acked.completeExceptionally(notAcked(event, error));
-                } else {
+        return ProducerAcks.sendWithin(producer, new ProducerRecord<>(settings.topic(), entry.key(),
+                serde.toJson(entry)), settings.ackTimeout(), e -> notAcked(event, e)).thenApply(metadata -> {
                     entries.increment();
-                    acked.complete(true);
-                }
-            });
-        } catch (RuntimeException e) {
-            acked.completeExceptionally(notAcked(event, e));
-        }
-        return acked.orTimeout(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                        e instanceof RetriableException ? e : notAcked(event, e)));
+                    return true;
+                });
     }
 
     private RetriableException notAcked(ChangeEvent event, Throwable e) {

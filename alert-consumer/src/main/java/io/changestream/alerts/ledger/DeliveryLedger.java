@@ -209,7 +209,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private CompletableFuture<Void> write(TopicPartition source, DeliveryRecord value) {
         long started = System.nanoTime();
         String key = LedgerRecords.keyOf(value);
-        CompletableFuture<Void> acked = ProducerAcks.send(producer, new ProducerRecord<>(settings.topic(),
+        CompletableFuture<?> acked = ProducerAcks.send(producer, new ProducerRecord<>(settings.topic(),
                 ledgerPartition(source.partition()), key, serde.toJson(value)));
         // continued off the producer's I/O thread: what follows an ack may send again (and block on a full buffer)
         return acked.orTimeout(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS).handleAsync((ok, error) -> {

@@ -1,8 +1,13 @@
 package io.changestream.alerts.ledger;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * A produce as a future: completes from the producer's callback (on its I/O thread: callers continue elsewhere),
@@ -14,19 +19,38 @@ public final class ProducerAcks {
     }
 
     /** Sends {@code record}; the future completes when the broker acked it. */
-    public static CompletableFuture<Void> send(Producer<String, String> producer, ProducerRecord<String, String> record) {
-        CompletableFuture<Void> acked = new CompletableFuture<>();
+    public static CompletableFuture<RecordMetadata> send(Producer<String, String> producer,
+                                                         ProducerRecord<String, String> record) {
+        CompletableFuture<RecordMetadata> acked = new CompletableFuture<>();
         try {
             producer.send(record, (metadata, error) -> {
                 if (error != null) {
                     acked.completeExceptionally(error);
                 } else {
-                    acked.complete(null);
+                    acked.complete(metadata);
                 }
             });
         } catch (RuntimeException e) {
             acked.completeExceptionally(e);
         }
         return acked;
+    }
+
+    /**
+     * Sends {@code record} and completes with its metadata once acked within {@code timeout}, continued off the
+     * producer's I/O thread (what follows an ack may send again, and block on a full buffer); a failed or late ack
+     * completes exceptionally with {@code notAcked} of the cause.
+     */
+    public static CompletableFuture<RecordMetadata> sendWithin(Producer<String, String> producer,
+                                                               ProducerRecord<String, String> record, Duration timeout,
+                                                               Function<Throwable, ? extends RuntimeException> notAcked) {
+        return send(producer, record).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .handleAsync((metadata, error) -> {
+                    if (error != null) {
+                        throw notAcked.apply(error instanceof CompletionException && error.getCause() != null
+                                ? error.getCause() : error);
+                    }
+                    return metadata;
+                });
     }
 }

@@ -67,7 +67,7 @@ public final class DeadLetterWriter {
      * producer's I/O thread) or fails with a {@link RetriableException} when it was not acked in time.
      */
     public CompletableFuture<Void> writeAsync(FailedEvent failed) {
-        CompletableFuture<Void> acked = ProducerAcks.send(producer, new ProducerRecord<>(topic, failed.key(),
+        CompletableFuture<?> acked = ProducerAcks.send(producer, new ProducerRecord<>(topic, failed.key(),
                 serde.toJson(failed)));
         return acked.orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS).handleAsync((ok, error) -> {
             if (error != null) {

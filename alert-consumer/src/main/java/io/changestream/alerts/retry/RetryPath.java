@@ -3,6 +3,7 @@ package io.changestream.alerts.retry;
 import io.changestream.alerts.destination.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.pipeline.LongRetries;
 import io.changestream.runtime.RetriableException;
 import io.micrometer.core.instrument.Counter;
@@ -14,10 +15,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,32 +145,14 @@ public final class RetryPath implements LongRetries {
             LOG.warn("destination {} suspended: {}; its deliveries are parked until resumed", destination,
                     truncate(h.reason()));
         }
-        return send(new ProducerRecord<>(settings.retryTopic(), partitionOf(destination), destination, json), record)
+        return ProducerAcks.sendWithin(producer, new ProducerRecord<>(settings.retryTopic(), partitionOf(destination),
+                        destination, json), settings.ackTimeout(), e -> notAcked(record, e))
                 .thenApply(meta -> {
                     lastHandoff.merge(destination, meta.offset(), Math::max);
                     states.handedOff(destination, meta.offset());
                     (h.suspend() ? gones : h.firstFailedAt() == 0 ? parks : waits).increment();
                     return true;
                 });
-    }
-
-    /** Sends a retry record; completes with its metadata once acked, or with a RetriableException. */
-    private CompletableFuture<RecordMetadata> send(ProducerRecord<String, String> r, RetryRecord record) {
-        CompletableFuture<RecordMetadata> acked = new CompletableFuture<>();
-        try {
-            producer.send(r, (meta, error) -> {
-                if (error != null) {
-                    acked.completeExceptionally(notAcked(record, error));
-                } else {
-                    acked.complete(meta);
-                }
-            });
-        } catch (RuntimeException e) {
-            acked.completeExceptionally(notAcked(record, e));
-        }
-        return acked.orTimeout(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                        e instanceof RetriableException ? e : notAcked(record, e)));
     }
 
     private RetriableException notAcked(RetryRecord record, Throwable e) {
