@@ -85,7 +85,7 @@ class RetryPathIT {
             Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
                     distinct(receiver.hits("/dead")) >= events.size());
             Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
-            assertOncePerEventInEntityOrder(receiver.hits("/dead").subList(before, receiver.hits("/dead").size()),
+            assertOncePerEventInEntityOrder(since(receiver.hits("/dead"), before),
                     events);
             assertEquals(events.size(), receiver.hits("/ok").size(), "the healthy receiver got each event once");
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.retry().depth() == 0
@@ -125,10 +125,10 @@ class RetryPathIT {
                 assertEquals(200, call(b.httpPort(), "POST", "/api/v1/events/subscriptions/" + gone + "/resume",
                         null).status());
                 Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
-                        distinct(receiver.hits("/gone").subList(before, receiver.hits("/gone").size()))
+                        distinct(since(receiver.hits("/gone"), before))
                                 >= events.size());
                 Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
-                assertOncePerEventInEntityOrder(receiver.hits("/gone").subList(before, receiver.hits("/gone").size()),
+                assertOncePerEventInEntityOrder(since(receiver.hits("/gone"), before),
                         events);
                 assertEquals("active", statusJson(a, gone).get("status").asText());
                 assertEquals(400, call(b.httpPort(), "POST", "/api/v1/events/subscriptions/" + gone
@@ -166,10 +166,10 @@ class RetryPathIT {
             assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + flaky + "/resume",
                     null).status());
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
-                    distinct(receiver.hits("/flaky").subList(before, receiver.hits("/flaky").size()))
+                    distinct(since(receiver.hits("/flaky"), before))
                             >= events.size());
             Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
-            assertOncePerEventInEntityOrder(receiver.hits("/flaky").subList(before, receiver.hits("/flaky").size())
+            assertOncePerEventInEntityOrder(since(receiver.hits("/flaky"), before)
                     .stream().filter(h -> h.body() != null).toList(), events);
         }
     }
@@ -198,10 +198,10 @@ class RetryPathIT {
                 Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> call(b.httpPort(), "POST",
                         "/api/v1/events/subscriptions/" + dead + "/resume", null).status() == 200);
                 Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() ->
-                        distinct(receiver.hits("/dead").subList(before, receiver.hits("/dead").size()))
+                        distinct(since(receiver.hits("/dead"), before))
                                 >= events.size());
                 Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
-                assertOncePerEventInEntityOrder(receiver.hits("/dead").subList(before, receiver.hits("/dead").size()),
+                assertOncePerEventInEntityOrder(since(receiver.hits("/dead"), before),
                         events);
             }
         } finally {
@@ -209,6 +209,11 @@ class RetryPathIT {
                 victim.destroyForcibly();
             }
         }
+    }
+
+    /** The hits after the first {@code before} of one snapshot (the receiver keeps adding to its list). */
+    private static List<Receiver.Hit> since(List<Receiver.Hit> hits, int before) {
+        return hits.subList(before, hits.size());
     }
 
     private record Setup(TopicCatalog catalog, Map<String, String> settings) {
