@@ -118,6 +118,9 @@ class DigestIT {
                 clock.advance(Duration.ofHours(1));
                 Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= 2);
                 assertEquals(ids(later), ids(receiver.hits(HOOK).get(1).body()));
+                // a digest is settled in the ledger after its receiver answered
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ledger(catalog, subscriptionId)
+                        .getOrDefault(DeliveryRecord.DELIVERED, 0) >= 2);
             }
             assertEquals(2, receiver.hits(HOOK).size(), "one message per tick");
             Map<String, Integer> ledger = ledger(catalog, subscriptionId);
@@ -189,6 +192,8 @@ class DigestIT {
                 assertEquals(key, accepted.get(0).idempotencyKey(), "the same message id as the refused attempt");
                 assertEquals(ids(events), ids(accepted.get(0).body()));
                 assertEquals(ids(later), ids(accepted.get(1).body()), "the sealed window was not sent again");
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ledger(catalog, subscriptionId)
+                        .getOrDefault(DeliveryRecord.DELIVERED, 0) >= 2);
             }
             assertEquals(refused + 2, receiver.hits(HOOK).size());
             assertEquals(2, ledger(catalog, subscriptionId).get(DeliveryRecord.DELIVERED));
