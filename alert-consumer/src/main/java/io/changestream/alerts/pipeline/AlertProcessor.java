@@ -302,7 +302,6 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             return CompletableFuture.failedFuture(e);
         }
         EventProgress.Pair pair = at.pair();
-        int attempt = pair.attempts;
         return at.call().track(destinations.deliverAsync(request, () -> {
                     // holding the destination's slot: the partition may have been released while it waited
                     at.call().requireOwned();
