@@ -46,8 +46,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The alert {@link Processor} and {@link FailureHandler} on the consumer runtime. For each record of {@code changes}
- * (or {@code pipeline-status}) and each enabled subscription: skip the pair when the group's ledger knows it settled
+ * The alert {@link AsyncProcessor} and {@link FailureHandler} on the consumer runtime. For each record of
+ * {@code changes} (or {@code pipeline-status}) and each enabled subscription: skip the pair when the group's ledger knows it settled
  * (by event id, whatever the offset); evaluate the filter (an evaluation error dead-letters the pair with source
  * PUBLISHER); deliver once per {@link DestinationGroup}, recording each group's progress in the ledger when the
  * subscription has more than one; then settle the pair in the ledger (acked) before the event may be marked done.
@@ -68,12 +68,13 @@ import org.slf4j.LoggerFactory;
  * not.
  *
  * <p>On release of a partition ({@link #onReleased}) no further delivery of its events starts, and the consumer
- * thread waits up to {@link PipelineSettings#releaseTimeout()} for the one running, then cancels it (interrupt), so
+ * thread waits up to {@link PipelineSettings#releaseTimeout()} for the stages running, then cancels them, so
  * the partition is never handed over while one of its events is mid-delivery.
  *
- * <p>Called on the runtime's lane threads (one event at a time per lane; an event's attempts may run on the same
- * lane only, so its progress needs no lock beyond the map that holds it). The per-event progress of events in flight
- * is dropped when their partition is released ({@link PartitionListener}).
+ * <p>{@link #process} is called on the runtime's lane threads and returns at once; an event's pairs, and a pair's
+ * destination groups, are delivered concurrently and complete on other threads, so its progress lives in concurrent
+ * maps and volatile fields. A key's next event starts only when this one's stage completed (the runtime). The
+ * per-event progress of events in flight is dropped when their partition is released ({@link PartitionListener}).
  */
 public final class AlertProcessor implements AsyncProcessor<String, String>, FailureHandler<String, String>,
         PartitionListener {
