@@ -47,10 +47,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The alert {@link AsyncProcessor} and {@link FailureHandler} on the consumer runtime. For each record of
- * {@code changes} (or {@code pipeline-status}) and each enabled subscription: skip the pair when the group's ledger knows it
- * settled (by event id, whatever the offset); evaluate the filter (an evaluation error dead-letters the pair with
- * source PUBLISHER); deliver once per {@link DestinationGroup}, recording each group's progress in the ledger when the
- * subscription has more than one; then settle the pair in the ledger (acked) before the event may be marked done. A
+ * {@code changes} (or {@code pipeline-status}) and each enabled subscription: skip the pair when the group's ledger
+ * knows it settled (by event id, whatever the offset); evaluate the filter (an evaluation error dead-letters the pair
+ * with source PUBLISHER); deliver once per {@link DestinationGroup}, recording each group's progress in the ledger when
+ * the subscription has more than one; then settle the pair in the ledger (acked) before the event may be marked done. A
  * record that is not a readable event goes to the DLQ with its raw value (bounded), coordinates and the reason.
  *
  * <p>At most once, per destination ({@code config.delivery: "atMostOnce"}) or by type
