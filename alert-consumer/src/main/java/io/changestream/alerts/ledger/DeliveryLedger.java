@@ -70,18 +70,17 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryLedger.class);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final long MAX_RETRY_DELAY_MILLIS = 5_000;
-    private static final int ACK_THREADS = 2;
 
     private final LedgerSettings settings;
     private final Producer<String, String> producer;
+    /** Sends the records a caller waits for, one at a time: batching them would only delay each. */
+    private final Producer<String, String> immediate;
     private final Map<String, Object> readerProps;
     private final Clock clock;
     private final JsonSerde<DeliveryRecord> serde = Serdes.deliveryRecord();
     private final Map<TopicPartition, LedgerWindow> windows = new ConcurrentHashMap<>();
     private final Map<String, Counter> writes = new ConcurrentHashMap<>();
     private final ExecutorService rebuilder;
-    /** Runs what follows a ledger ack, off the producer's I/O thread. */
-    private final ExecutorService acks;
     private final Timer writeTimer;
     private final Timer rebuildTimer;
     private final Counter hits;
@@ -99,8 +98,21 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public DeliveryLedger(LedgerSettings settings, Producer<String, String> producer, Map<String, Object> readerKafka,
                           MeterRegistry meters, Clock clock) {
+        this(settings, producer, producer, readerKafka, meters, clock);
+    }
+
+    /**
+     * @param batching  producer of the records written without waiting ({@link #recordAsync}, {@link
+     *                  #recordGroupAsync}): a small {@code linger.ms} batches the many settlements of a busy lane set
+     * @param immediate producer of the records a caller waits for ({@link #record}, {@link #recordGroup}: the retry
+     *                  path and digest flushes, one at a time), {@code linger.ms} 0; may be {@code batching}
+     */
+    public DeliveryLedger(LedgerSettings settings, Producer<String, String> batching,
+                          Producer<String, String> immediate, Map<String, Object> readerKafka, MeterRegistry meters,
+                          Clock clock) {
         this.settings = settings;
-        this.producer = producer;
+        this.producer = batching;
+        this.immediate = immediate;
         this.clock = clock;
         this.meters = meters;
         this.readerProps = new HashMap<>(readerKafka);
@@ -111,12 +123,6 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         AtomicInteger threads = new AtomicInteger();
         this.rebuilder = Executors.newFixedThreadPool(settings.rebuildThreads(), r -> {
             Thread t = new Thread(r, "cs-ledger-rebuild-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        AtomicInteger ackThreads = new AtomicInteger();
-        this.acks = Executors.newFixedThreadPool(ACK_THREADS, r -> {
-            Thread t = new Thread(r, "cs-ledger-ack-" + ackThreads.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -165,7 +171,8 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public void record(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                        String status, int attempts) {
-        await(recordAsync(source, sourceOffset, subscriptionId, eventId, status, attempts));
+        await(write(immediate, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status,
+                attempts, clock.millis(), source.topic(), source.partition(), sourceOffset)));
     }
 
     /**
@@ -175,8 +182,8 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public CompletableFuture<Void> recordAsync(TopicPartition source, long sourceOffset, String subscriptionId,
                                                String eventId, String status, int attempts) {
-        return write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status, attempts,
-                clock.millis(), source.topic(), source.partition(), sourceOffset));
+        return write(producer, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status,
+                attempts, clock.millis(), source.topic(), source.partition(), sourceOffset));
     }
 
     /**
@@ -187,13 +194,14 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public void recordGroup(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                             String groupKey, String status) {
-        await(recordGroupAsync(source, sourceOffset, subscriptionId, eventId, groupKey, status));
+        await(write(immediate, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey,
+                status, 0, clock.millis(), source.topic(), source.partition(), sourceOffset)));
     }
 
     /** {@link #recordGroup} without waiting, like {@link #recordAsync}. */
     public CompletableFuture<Void> recordGroupAsync(TopicPartition source, long sourceOffset, String subscriptionId,
                                                     String eventId, String groupKey, String status) {
-        return write(source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey, status, 0,
+        return write(producer, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey, status, 0,
                 clock.millis(), source.topic(), source.partition(), sourceOffset));
     }
 
@@ -206,27 +214,23 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         }
     }
 
-    private CompletableFuture<Void> write(TopicPartition source, DeliveryRecord value) {
+    private CompletableFuture<Void> write(Producer<String, String> via, TopicPartition source, DeliveryRecord value) {
         long started = System.nanoTime();
         String key = LedgerRecords.keyOf(value);
-        CompletableFuture<?> acked = ProducerAcks.send(producer, new ProducerRecord<>(settings.topic(),
-                ledgerPartition(source.partition()), key, serde.toJson(value)));
-        // continued off the producer's I/O thread: what follows an ack may send again (and block on a full buffer)
-        return acked.orTimeout(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS).handleAsync((ok, error) -> {
-            if (error != null) {
-                Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
-                throw new LedgerException("ledger record " + key + " not acked within "
-                        + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + cause, cause);
-            }
-            writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-            writes.computeIfAbsent(value.status(), s -> Counter.builder("changestream.alert.ledger.writes")
-                    .description("Ledger records acked, by status").tag("status", s).register(meters)).increment();
-            LedgerWindow window = windows.get(source);
-            if (window != null) {
-                window.apply(value, true, budget(), horizonStart());
-            }
-            return null;
-        }, acks);
+        return ProducerAcks.sendWithin(via, new ProducerRecord<>(settings.topic(), ledgerPartition(source.partition()),
+                        key, serde.toJson(value)), settings.ackTimeout(), cause -> new LedgerException("ledger record "
+                        + key + " not acked within " + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): "
+                        + cause, cause))
+                .thenRun(() -> {
+                    writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                    writes.computeIfAbsent(value.status(), s -> Counter.builder("changestream.alert.ledger.writes")
+                            .description("Ledger records acked, by status").tag("status", s).register(meters))
+                            .increment();
+                    LedgerWindow window = windows.get(source);
+                    if (window != null) {
+                        window.apply(value, true, budget(), horizonStart());
+                    }
+                });
     }
 
     /**
@@ -474,7 +478,6 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             return;
         }
         windows.values().forEach(w -> w.released = true);
-        acks.shutdown();
         rebuilder.shutdown();
         try {
             if (!rebuilder.awaitTermination(settings.rebuildTimeout().toMillis(), TimeUnit.MILLISECONDS)) {

@@ -3,7 +3,11 @@ package io.changestream.alerts.ledger;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -12,8 +16,25 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 /**
  * A produce as a future: completes from the producer's callback (on its I/O thread: callers continue elsewhere),
  * exceptionally when the send failed or could not be handed to the producer. Never waits for the ack.
+ * {@link #sendWithin} continues on this class's own small pool of daemon threads ({@value #CONTINUATION_THREADS}),
+ * not the common pool (one thread on a 2-core host) and never the producer's I/O thread.
  */
 public final class ProducerAcks {
+
+    /** Threads that run what follows an ack. */
+    public static final int CONTINUATION_THREADS = 4;
+
+    private static final Executor CONTINUATIONS = Executors.newFixedThreadPool(CONTINUATION_THREADS,
+            new ThreadFactory() {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "cs-producer-ack-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+    });
 
     private ProducerAcks() {
     }
@@ -51,6 +72,6 @@ public final class ProducerAcks {
                                 ? error.getCause() : error);
                     }
                     return metadata;
-                });
+                }, CONTINUATIONS);
     }
 }

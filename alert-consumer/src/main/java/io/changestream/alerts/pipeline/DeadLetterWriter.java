@@ -10,9 +10,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -28,7 +25,6 @@ public final class DeadLetterWriter {
     private final Duration ackTimeout;
     private final MeterRegistry meters;
     private final JsonSerde<FailedEvent> serde = Serdes.failedEvent();
-    private final Executor continueOn;
 
     /**
      * @param producer   producer (acks=all advised), owned by the caller
@@ -36,13 +32,6 @@ public final class DeadLetterWriter {
      */
     public DeadLetterWriter(String topic, Producer<String, String> producer, Duration ackTimeout,
                             MeterRegistry meters) {
-        this(topic, producer, ackTimeout, meters, ForkJoinPool.commonPool());
-    }
-
-    /** @param continueOn where what follows an ack runs (not the producer's I/O thread) */
-    public DeadLetterWriter(String topic, Producer<String, String> producer, Duration ackTimeout,
-                            MeterRegistry meters, Executor continueOn) {
-        this.continueOn = continueOn;
         this.topic = topic;
         this.producer = producer;
         this.ackTimeout = ackTimeout;
@@ -63,21 +52,15 @@ public final class DeadLetterWriter {
     }
 
     /**
-     * Writes one failed event; the stage completes from the ack (continued on {@code continueOn}, never on the
-     * producer's I/O thread) or fails with a {@link RetriableException} when it was not acked in time.
+     * Writes one failed event; the stage completes from the ack (continued off the producer's I/O thread, see
+     * {@link ProducerAcks#sendWithin}) or fails with a {@link RetriableException} when it was not acked in time.
      */
     public CompletableFuture<Void> writeAsync(FailedEvent failed) {
-        CompletableFuture<?> acked = ProducerAcks.send(producer, new ProducerRecord<>(topic, failed.key(),
-                serde.toJson(failed)));
-        return acked.orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS).handleAsync((ok, error) -> {
-            if (error != null) {
-                throw new RetriableException("dead letter " + failed.key() + " not acked within "
-                        + ackTimeout.toMillis() + " ms: " + error, error);
-            }
-            Counter.builder("changestream.alert.dead.letters")
-                    .description("Failed events written to the dead-letter topic, by failure source")
-                    .tag("source", failed.source().name()).register(meters).increment();
-            return null;
-        }, continueOn);
+        return ProducerAcks.sendWithin(producer, new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)),
+                ackTimeout, error -> new RetriableException("dead letter " + failed.key() + " not acked within "
+                        + ackTimeout.toMillis() + " ms: " + error, error))
+                .thenRun(() -> Counter.builder("changestream.alert.dead.letters")
+                        .description("Failed events written to the dead-letter topic, by failure source")
+                        .tag("source", failed.source().name()).register(meters).increment());
     }
 }

@@ -125,7 +125,8 @@ public final class AlertService implements AutoCloseable {
         });
         SubscriptionService subscriptions = new SubscriptionService(
                 new SubscriptionFactory(destinations, config.filter(), clock), store);
-        ledger = new DeliveryLedger(config.ledger(), ledgerProducer, config.kafka(), meters, clock);
+        // records a caller waits for (retry path, digest flushes) go out on the linger-0 producer at once
+        ledger = new DeliveryLedger(config.ledger(), ledgerProducer, producer, config.kafka(), meters, clock);
         parts.push(ledger);
         DeadLetterWriter deadLetters = new DeadLetterWriter(catalog.alertDlq().name(), producer,
                 config.ledger().ackTimeout(), meters);
