@@ -1,6 +1,8 @@
 package io.changestream.alerts.destination;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
@@ -26,6 +28,12 @@ import java.util.stream.Collectors;
 public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String> headers, String secretKey,
                             SignatureScheme signatureScheme) {
 
+    /** Configs whose parse is kept. */
+    static final int CONFIGS_KEPT = 10_000;
+    /** Parsed configs by the config object's identity (weak keys compare by identity). */
+    private static final Cache<JsonNode, WebhookConfig> PARSED = Caffeine.newBuilder().weakKeys()
+            .maximumSize(CONFIGS_KEPT).executor(Runnable::run).build();
+
     public WebhookConfig {
         headers = Map.copyOf(headers);
         signatureScheme = signatureScheme == null ? SignatureScheme.OM : signatureScheme;
@@ -40,11 +48,23 @@ public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String>
     }
 
     /**
-     * Reads a destination's {@code config}.
+     * Reads a destination's {@code config}. A config object read before is not read again: the result is kept by the
+     * object's identity (a destination's config is never changed in place; an edit makes a new one) while the object
+     * lives, at most {@value #CONFIGS_KEPT} of them.
      *
      * @throws DestinationConfigException naming the field ({@code config.endpoint}, {@code config.httpMethod}…)
      */
     public static WebhookConfig parse(JsonNode config) {
+        WebhookConfig known = config == null ? null : PARSED.getIfPresent(config);
+        if (known != null) {
+            return known;
+        }
+        WebhookConfig parsed = read(config);
+        PARSED.put(config, parsed);
+        return parsed;
+    }
+
+    private static WebhookConfig read(JsonNode config) {
         if (config == null || !config.isObject()) {
             throw new DestinationConfigException("config", "is required and must be an object");
         }

@@ -1,8 +1,9 @@
 package io.changestream.alerts.destination;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
@@ -36,10 +37,18 @@ public final class WebhookDestination implements Destination {
     public static final String SIGNATURE_HEADER = "X-OM-Signature";
     /** The idempotency header. */
     public static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
+    /** Bytes of event JSON kept for the events' other pairs (a cache of in-flight events: 4 MiB). */
+    private static final long EVENT_JSON_BYTES_KEPT = 4L << 20;
+    /** The bytes the added field names and punctuation take. */
+    private static final int SUBSCRIPTION_FIELDS = 40;
 
     private final HttpSender sender;
     private final Clock clock;
     private final ObjectMapper mapper = Json.mapper();
+    /** Events' JSON by identity (weak keys compare by identity): the pairs of one event share it. */
+    private final Cache<Object, byte[]> serialized = Caffeine.newBuilder().weakKeys()
+            .maximumWeight(EVENT_JSON_BYTES_KEPT).<Object, byte[]>weigher((event, json) -> json.length)
+            .executor(Runnable::run).build();
 
     /** With the system clock. */
     public WebhookDestination(HttpSender sender) {
@@ -73,11 +82,7 @@ public final class WebhookDestination implements Destination {
         }
         byte[] body;
         try {
-            ObjectNode json = request.event() != null ? mapper.valueToTree(request.event())
-                    : mapper.valueToTree(request.runStatus());
-            json.put("subscriptionId", request.subscription().id());
-            json.put("subscriptionName", request.subscription().name());
-            body = mapper.writeValueAsBytes(json);
+            body = body(request);
         } catch (JsonProcessingException | IllegalArgumentException e) {
             return CompletableFuture.completedFuture(
                     DeliveryResult.permanent("cannot serialize the event: " + e.getMessage()));
@@ -94,6 +99,37 @@ public final class WebhookDestination implements Destination {
                     StandardWebhookSigner.messageId(request.idempotencyKey()), clock.instant().getEpochSecond(), body));
         }
         return sender.sendAsync(outbound(request.destination(), config, headers, body));
+    }
+
+    /**
+     * The event's JSON with {@code subscriptionId} and {@code subscriptionName} added as its last fields. The event's
+     * own JSON is made once and shared by the requests of its pairs (the same event object, by identity), so ten
+     * subscriptions of one event serialize it once.
+     */
+    byte[] body(DeliveryRequest request) throws JsonProcessingException {
+        Object event = request.event() != null ? request.event() : request.runStatus();
+        byte[] json = serialized.getIfPresent(event);
+        if (json == null) {
+            json = mapper.writeValueAsBytes(event);
+            if (json.length < 2 || json[0] != '{' || json[json.length - 1] != '}') {
+                throw new IllegalArgumentException("the event is not a JSON object");
+            }
+            serialized.put(event, json);
+        }
+        byte[] id = mapper.writeValueAsBytes(request.subscription().id());
+        byte[] name = mapper.writeValueAsBytes(request.subscription().name());
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(json.length + id.length + name.length
+                + SUBSCRIPTION_FIELDS);
+        out.write(json, 0, json.length - 1);
+        if (json.length > 2) {
+            out.write(',');
+        }
+        out.writeBytes("\"subscriptionId\":".getBytes(StandardCharsets.UTF_8));
+        out.writeBytes(id);
+        out.writeBytes(",\"subscriptionName\":".getBytes(StandardCharsets.UTF_8));
+        out.writeBytes(name);
+        out.write('}');
+        return out.toByteArray();
     }
 
     /** The request for a destination: its endpoint and method, connect = timeout, read = readTimeout. */

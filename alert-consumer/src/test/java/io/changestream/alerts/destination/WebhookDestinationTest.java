@@ -2,12 +2,17 @@ package io.changestream.alerts.destination;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
+import io.changestream.topics.serde.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -55,6 +60,37 @@ class WebhookDestinationTest {
         assertEquals("entityUpdated", body.get("eventType").asText());
         assertEquals("orders-alerts", body.get("subscriptionName").asText());
         assertEquals(Fixtures.SUBSCRIPTION_ID, body.get("subscriptionId").asText());
+    }
+
+    @Test
+    void pairsOfOneEventShareItsJsonAndEachBodyIsTheEventWithItsSubscription() throws Exception {
+        SubscriptionDestination d = Fixtures.destination("d1", SubscriptionType.WEBHOOK,
+                "{\"endpoint\":\"" + receiver.uri("/hook") + "\"}");
+        ChangeEvent event = Fixtures.event();
+        EventSubscription first = EventSubscription.builder("sub-1", "orders \"alerts\" \u00e9").destinations(
+                java.util.List.of(d)).build();
+        EventSubscription second = EventSubscription.builder("sub-2", "second").destinations(java.util.List.of(d))
+                .build();
+        for (EventSubscription sub : java.util.List.of(first, second, first)) {
+            byte[] body = webhook.body(DeliveryRequest.of(sub, d, event, 1));
+            // what the platform sends: the event's JSON object with the subscription's id and name added
+            ObjectNode expected = Json.mapper().valueToTree(event);
+            expected.put("subscriptionId", sub.id());
+            expected.put("subscriptionName", sub.name());
+            assertEquals(expected, Json.mapper().readTree(body));
+            assertEquals(Json.mapper().writeValueAsString(expected), new String(body, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void aConfigIsReadOnceAndAnEditedOneAfresh() {
+        JsonNode config = Fixtures.json("{\"endpoint\":\"http://a.example/x\",\"httpMethod\":\"PUT\"}");
+        WebhookConfig once = WebhookConfig.parse(config);
+        assertSame(once, WebhookConfig.parse(config));
+        WebhookConfig edited = WebhookConfig.parse(Fixtures.json("{\"endpoint\":\"http://b.example/y\"}"));
+        assertEquals("http://b.example/y", edited.endpoint().toString());
+        assertEquals("POST", edited.httpMethod());
+        assertEquals("PUT", once.httpMethod());
     }
 
     @Test

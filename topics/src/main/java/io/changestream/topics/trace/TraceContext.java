@@ -1,6 +1,7 @@
 package io.changestream.topics.trace;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -25,6 +26,7 @@ public record TraceContext(String traceId, String spanId, int flags) {
     /** The sampled flag. */
     public static final int SAMPLED = 0x01;
     private static final int LENGTH_V00 = 55;
+    private static final HexFormat HEX = HexFormat.of();
 
     public TraceContext {
         if (!isHexId(traceId, 32)) {
@@ -52,7 +54,7 @@ public record TraceContext(String traceId, String spanId, int flags) {
 
     /** The {@code traceparent} value, version {@code 00}. */
     public String format() {
-        return "00-" + traceId + "-" + spanId + "-" + String.format("%02x", flags);
+        return "00-" + traceId + "-" + spanId + "-" + HEX.toHexDigits((byte) flags);
     }
 
     /** {@link #format()} as UTF-8 bytes, for a record header. */
@@ -96,11 +98,25 @@ public record TraceContext(String traceId, String spanId, int flags) {
     }
 
     private static boolean isHexId(String s, int length) {
-        return s != null && s.length() == length && isHex(s) && s.chars().anyMatch(c -> c != '0');
+        if (s == null || s.length() != length || !isHex(s)) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            if (s.charAt(i) != '0') {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isHex(String s) {
-        return s.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String randomHex(int length) {
@@ -108,7 +124,7 @@ public record TraceContext(String traceId, String spanId, int flags) {
         StringBuilder out = new StringBuilder(length);
         for (int i = 0; i < length / 16; i++) {
             long bits = random.nextLong();
-            out.append(String.format("%016x", i == 0 && bits == 0 ? 1 : bits));
+            out.append(HEX.toHexDigits(i == 0 && bits == 0 ? 1 : bits));
         }
         return out.toString();
     }
