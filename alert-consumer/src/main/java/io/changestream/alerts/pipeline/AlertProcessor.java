@@ -1,6 +1,5 @@
 package io.changestream.alerts.pipeline;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
@@ -475,15 +474,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
 
     /** Whether a destination group is sent at most once: its {@code config.delivery}, else the service default. */
     private boolean atMostOnce(DestinationGroup group) {
-        JsonNode config = group.destination().config();
-        String choice = config == null ? "" : config.path(DELIVERY_FIELD).asText("");
-        if (AT_MOST_ONCE.equalsIgnoreCase(choice)) {
-            return true;
-        }
-        if ("atLeastOnce".equalsIgnoreCase(choice)) {
-            return false;
-        }
-        return settings.atMostOnceTypes().contains(group.destination().type());
+        return group.atMostOnce(settings.atMostOnceTypes());
     }
 
     /** What the subscription's filter says of a notice. */

@@ -57,6 +57,23 @@ public record DestinationGroup(String key, SubscriptionDestination destination, 
     }
 
     /** The id status is kept under: the destination's id, or {@code <type>#<index>} when it has none. */
+    /**
+     * Whether this group is sent at most once: its destination's {@code config.delivery}
+     * ({@value AlertProcessor#AT_MOST_ONCE} or {@code atLeastOnce}), else whether its type is one of
+     * {@code atMostOnceTypes} ({@code delivery.atMostOnceTypes}).
+     */
+    public boolean atMostOnce(Set<SubscriptionType> atMostOnceTypes) {
+        JsonNode config = destination.config();
+        String choice = config == null ? "" : config.path(AlertProcessor.DELIVERY_FIELD).asText("");
+        if (AlertProcessor.AT_MOST_ONCE.equalsIgnoreCase(choice)) {
+            return true;
+        }
+        if ("atLeastOnce".equalsIgnoreCase(choice)) {
+            return false;
+        }
+        return atMostOnceTypes.contains(destination.type());
+    }
+
     static String memberId(SubscriptionDestination d, int index) {
         return d.id() != null ? d.id() : d.type().name() + "#" + index;
     }

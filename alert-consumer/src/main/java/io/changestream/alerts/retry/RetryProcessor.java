@@ -4,8 +4,10 @@ import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DestinationGroup;
+import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.subscription.ActiveSubscription;
 import io.changestream.runtime.Event;
 import io.changestream.runtime.Failure;
@@ -50,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * pair is settled in the ledger like on the main path (so a repeat of the event is skipped), then the destination's
  * progress is recorded ({@link DestinationStates#drained}). A 410 suspends the destination and parks the record; so
  * do {@code retry.suspendAfterFailures} consecutive failures or {@code retry.suspendAfterDuration} of failing; a
- * subscription's {@code retries} running out dead-letters it. A record already settled here (a second hand-off
+ * subscription's {@code retries} running out dead-letters it, and so does a request of an at-most-once destination
+ * that got no answer (it may have arrived: it is not sent again). A record already settled here (a second hand-off
  * after a crash) is settled once. Lane threads of the retry runtime.
  *
  * <p>Meters: {@code changestream_alert_retry_settled_total{result}}, {@code changestream_alert_retry_held} (records
@@ -68,6 +71,7 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
     private final DeadLetterWriter deadLetters;
     private final Supplier<List<ActiveSubscription>> subscriptions;
     private final String pipelineStatusTopic;
+    private final Set<io.changestream.topics.model.SubscriptionType> atMostOnceTypes;
     private final Clock clock;
     private final Map<TopicPartition, Map<Long, Progress>> held = new ConcurrentHashMap<>();
     /** Calls running per owned partition; a released partition is absent (no new call starts). */
@@ -99,7 +103,7 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
 
     RetryProcessor(RetrySettings settings, DestinationStates states, RetryPath path, DestinationRegistry destinations,
                    DeliveryLedger ledger, DeadLetterWriter deadLetters,
-                   Supplier<List<ActiveSubscription>> subscriptions, String pipelineStatusTopic, MeterRegistry meters,
+                   Supplier<List<ActiveSubscription>> subscriptions, PipelineSettings pipeline, MeterRegistry meters,
                    Clock clock) {
         this.settings = settings;
         this.states = states;
@@ -108,7 +112,8 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
         this.ledger = ledger;
         this.deadLetters = deadLetters;
         this.subscriptions = subscriptions;
-        this.pipelineStatusTopic = pipelineStatusTopic;
+        this.pipelineStatusTopic = pipeline.pipelineStatusTopic();
+        this.atMostOnceTypes = pipeline.atMostOnceTypes();
         this.meters = meters;
         this.clock = clock;
         int max = settings.dedupeEntries();
@@ -224,6 +229,12 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
                 return settle(tp, event, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
             }
             default -> {
+                if (result.unanswered() && target.get().group().atMostOnce(atMostOnceTypes)) {
+                    // the request may have arrived: an at-most-once pair is not sent again (decision 1111)
+                    p.attempts = attempt;
+                    deadLetter(r, target.get(), AlertProcessor.UNANSWERED + result.reason(), attempt, 0);
+                    return settle(tp, event, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
+                }
                 if (!result.throttled()) {
                     p.attempts = attempt;
                     if (attempt > sub.retries()) {

@@ -3,6 +3,7 @@ package io.changestream.alerts.retry;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
+import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.pipeline.DestinationGroup;
 import io.changestream.alerts.pipeline.LongRetries;
 import io.changestream.alerts.subscription.ActiveSubscription;
@@ -83,7 +84,7 @@ public final class RetryService implements AutoCloseable {
     public static RetryService start(RetrySettings settings, RuntimeConfig main, Producer<String, String> producer,
                                      DestinationRegistry destinations, DeliveryLedger ledger,
                                      DeadLetterWriter deadLetters, Supplier<List<ActiveSubscription>> subscriptions,
-                                     String pipelineStatusTopic, MeterRegistry meters, Clock clock) {
+                                     PipelineSettings pipeline, MeterRegistry meters, Clock clock) {
         Map<String, Object> kafka = new HashMap<>(main.kafka());
         kafka.put(ConsumerConfig.GROUP_ID_CONFIG, settings.retryGroupId());
         Map<String, Object> adminProps = new HashMap<>();
@@ -99,7 +100,7 @@ public final class RetryService implements AutoCloseable {
             states.start();
             service.path = new RetryPath(settings, producer, states, service.pendingAtStart(), meters, clock);
             RetryProcessor processor = new RetryProcessor(settings, states, service.path, destinations, ledger,
-                    deadLetters, subscriptions, pipelineStatusTopic, meters, clock);
+                    deadLetters, subscriptions, pipeline, meters, clock);
             RuntimeConfig.Builder config = RuntimeConfig.builder(List.of(settings.retryTopic()), kafka)
                     .lanes(settings.lanes()).laneCapacity(settings.laneCapacity())
                     .processingTimeout(main.processingTimeout()).commitInterval(main.commitInterval())

@@ -139,7 +139,7 @@ public final class AlertService implements AutoCloseable {
         flusher.start();
         // the retry path (decision 1120): long waits and suspended destinations leave the commit path
         retry = RetryService.start(config.retry(), config.runtime(), producer, destinations, ledger, deadLetters,
-                store::list, config.pipeline().pipelineStatusTopic(), meters, clock);
+                store::list, config.pipeline(), meters, clock);
         parts.push(retry);
         processor.useLongRetries(retry.path());
         retryRoutes = new RetryRoutes(subscriptions, retry, config.admin().user());

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * end) while its pairs are parked on {@code alert-retry}, a CDC repeat of a parked event is not delivered twice, and
  * after the receiver recovers and the destination is resumed every pair arrives once, in per-entity order; a
  * {@code 410} suspends the destination group-wide and durably (a second instance started later shows it) without a
- * dead letter; a kill -9 of the instance owning the retry path loses nothing.
+ * dead letter; an at-most-once request of the retry path that gets no answer is dead-lettered, not sent again; a
+ * kill -9 of the instance owning the retry path loses nothing.
  */
 class RetryPathIT {
 
@@ -136,6 +137,43 @@ class RetryPathIT {
                 assertEquals(404, call(b.httpPort(), "POST", "/api/v1/events/subscriptions/"
                         + UUID.randomUUID() + "/resume", null).status());
             }
+        }
+    }
+
+    @Test
+    void anAtMostOnceRequestOfTheRetryPathThatGetsNoAnswerIsDeadLetteredNotSentAgain() throws Exception {
+        Setup setup = setup("amo");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/amo", 410);
+            String amo = create(a.httpPort(), request("amo", "[\"all\"]", "[]", "[" + webhook("Webhook",
+                    receiver.url("/amo"), null).replace("\"readTimeout\": 3", "\"readTimeout\": 1")
+                    .replace("\"config\": {", "\"config\": {\"delivery\": \"atMostOnce\", ") + "]", 5));
+            List<ChangeEvent> events = events(4);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                    && a.retry().depth() == events.size() && "disabled".equals(status(a, amo)));
+
+            // resumed while the receiver takes requests and never answers: each parked pair is sent once, and
+            // with its outcome unknown it is dead-lettered, never sent again
+            int before = receiver.hits("/amo").size();
+            receiver.hold("/amo");
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + amo + "/resume",
+                    null).status());
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> io.changestream.testkit.KafkaTestClients
+                    .readAll(broker, setup.catalog().alertDlq().name(), Duration.ofSeconds(2)).size()
+                    >= events.size());
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.retry().depth() == 0);
+            Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> true);
+            List<Receiver.Hit> sent = since(receiver.hits("/amo"), before);
+            assertEquals(events.size(), sent.size(), "one request per parked pair: " + sent.size());
+            assertEquals(events.size(), distinct(sent), "no pair sent twice");
+            var dlq = io.changestream.testkit.KafkaTestClients.readAll(broker, setup.catalog().alertDlq().name(),
+                    Duration.ofSeconds(5));
+            assertEquals(events.size(), dlq.size());
+            dlq.forEach(r -> assertTrue(io.changestream.topics.serde.Serdes.failedEvent().fromJson(r.value())
+                    .reason().startsWith(io.changestream.alerts.pipeline.AlertProcessor.UNANSWERED), r.value()));
+            receiver.release("/amo");
         }
     }
 
