@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class WebhookDestinationTest {
 
     private final LocalReceiver receiver = new LocalReceiver();
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final TestClock clock = TestClock.frozenAt(Instant.parse("2026-01-01T00:00:00Z"));
     private final WebhookDestination webhook = new WebhookDestination(
             new HttpSender(HttpSettings.DEFAULTS.allowingPrivateAddresses(), clock));
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
@@ -46,8 +47,8 @@ class DigestIT {
     }
 
     /** One minute past the next full hour: the next tick is 59 minutes away, whatever the wall clock says. */
-    private static ShiftedClock clock() {
-        return new ShiftedClock(Instant.now().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofMinutes(61)));
+    private static TestClock clock() {
+        return TestClock.runningFrom(Instant.now().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofMinutes(61)));
     }
 
     private Map<String, String> settings(String ns) {
@@ -83,7 +84,7 @@ class DigestIT {
         String ns = AlertTestSupport.namespace("digest-restart");
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
         AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = clock();
+        TestClock clock = clock();
         AlertServiceConfig config = AlertTestSupport.config(settings(ns));
         List<ChangeEvent> before = events(25, "before");
         List<ChangeEvent> after = events(15, "after");
@@ -134,7 +135,7 @@ class DigestIT {
         String ns = AlertTestSupport.namespace("digest-two");
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
         AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = clock();
+        TestClock clock = clock();
         AlertServiceConfig config = AlertTestSupport.config(settings(ns));
         List<ChangeEvent> events = events(30, "pair");
         try (Receiver receiver = new Receiver();
@@ -163,7 +164,7 @@ class DigestIT {
         String ns = AlertTestSupport.namespace("digest-sealed");
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
         AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = clock();
+        TestClock clock = clock();
         AlertServiceConfig config = AlertTestSupport.config(settings(ns));
         List<ChangeEvent> events = events(12, "sealed");
         try (Receiver receiver = new Receiver()) {
