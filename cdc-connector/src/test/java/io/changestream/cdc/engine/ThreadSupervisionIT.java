@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.http.HealthServer;
 import io.changestream.cdc.it.Configs;
+import io.changestream.cdc.it.PlatformMariaDb;
 import io.changestream.cdc.it.Rows;
 import io.changestream.cdc.it.TopicReader;
 import io.changestream.testkit.Brokers;
@@ -22,9 +23,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A capture or lease thread that dies (test hook: it throws an {@link Error} as a crash would) is restarted and
@@ -35,21 +36,16 @@ class ThreadSupervisionIT {
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
+    @RegisterExtension
+    static final PlatformMariaDb MARIADB = new PlatformMariaDb();
+
     private static MariaDbServer db;
     private static KafkaBroker broker;
 
     @BeforeAll
     static void start() {
-        db = MariaDbServer.start();
-        db.executeResource("io/changestream/cdc/sql/mysql.sql");
+        db = MARIADB.db();
         broker = Brokers.shared();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (db != null) {
-            db.close();
-        }
     }
 
     /** The capture loop and its health endpoint, as {@code CdcConnector} wires them. */

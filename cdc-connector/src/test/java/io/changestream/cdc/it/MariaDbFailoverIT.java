@@ -23,9 +23,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * MariaDB failover with the lease: two connector instances (child JVMs, no {@code database.server.id} set, so each
@@ -42,21 +42,16 @@ class MariaDbFailoverIT {
     private static final int ENTITIES = 50;
     private static final int ROWS_PER_TX = 10;
 
+    @RegisterExtension
+    static final PlatformMariaDb MARIADB = new PlatformMariaDb();
+
     private static MariaDbServer db;
     private static KafkaBroker broker;
 
     @BeforeAll
     static void start() {
-        db = MariaDbServer.start();
-        db.executeResource("io/changestream/cdc/sql/mysql.sql");
+        db = MARIADB.db();
         broker = Brokers.shared();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (db != null) {
-            db.close();
-        }
     }
 
     @Test
