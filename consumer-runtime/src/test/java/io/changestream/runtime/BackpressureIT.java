@@ -7,7 +7,6 @@ import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,9 +46,7 @@ class BackpressureIT {
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtime.status().partitions().stream()
                     .anyMatch(p -> p.pauseReasons().contains("MEMORY_LIMIT")));
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> processed.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(10));
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> runtime.status().partitions().stream()
                     .noneMatch(RuntimeStatus.PartitionStatus::paused));
             assertEquals(0.0, registry.get("changestream.runtime.buffered.bytes").gauge().value(),
@@ -83,9 +80,7 @@ class BackpressureIT {
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtime.status().partitions().stream()
                     .anyMatch(p -> p.pauseReasons().contains("LANE_FULL")));
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> processed.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(10));
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> runtime.status().partitions().stream()
                     .noneMatch(RuntimeStatus.PartitionStatus::paused));
             assertEquals(2.0, meter(registry, "assigned"), "each partition assigned once");

@@ -8,7 +8,6 @@ import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -58,8 +57,7 @@ class ConsumerThreadsIT {
             return e.key();
         }).build().start()) {
             Awaitility.await().atMost(WAIT).until(() -> processed.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(WAIT).until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, WAIT);
             assertTrue(stalled.get());
             // the stalled thread's partitions went to the other one: through onPartitionsLost when the coordinator
             // expelled it first, through onPartitionsRevoked when its own leave-group on the poll timeout came first
@@ -97,8 +95,7 @@ class ConsumerThreadsIT {
             return e.key();
         }).build().start()) {
             Awaitility.await().atMost(WAIT).until(() -> processed.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(WAIT).until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, WAIT);
             assertEquals(1.0, registry.get("changestream.runtime.consumer.restarts").counter().count());
             assertEquals(RuntimeState.RUNNING, r.state());
             assertTrue(r.live());

@@ -49,9 +49,7 @@ class GracefulRebalanceIT {
             assertEquals(RuntimeState.CLOSED, a.state());
             assertTrue(calls.get() < records - 500, "the last member left while the stream was still running");
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(15))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(15));
             for (ConsumerRuntime<String, String> r : started.subList(1, started.size())) {
                 assertTrue(r.status().partitions().stream().allMatch(p -> p.inFlightCount() == 0),
                         "no partition left with work in flight");

@@ -61,9 +61,7 @@ class KeyOrderIT {
         }).build().start()) {
             Awaitility.await().atMost(Duration.ofSeconds(60))
                     .until(() -> succeeded.values().stream().mapToInt(List::size).sum() >= records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(10));
         }
 
         assertEquals(records, succeeded.values().stream().mapToInt(List::size).sum());

@@ -214,7 +214,6 @@ abstract class ProcessorContract {
     }
 
     private void awaitCommittedToTheEnd(String topic, String group) throws Exception {
-        Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-        Awaitility.await().atMost(WAIT).until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+        RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, WAIT);
     }
 }

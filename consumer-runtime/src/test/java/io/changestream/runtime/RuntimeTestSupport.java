@@ -21,6 +21,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.awaitility.Awaitility;
 
 /** Topic, record and offset helpers shared by the runtime's broker tests. */
 final class RuntimeTestSupport {
@@ -111,6 +112,13 @@ final class RuntimeTestSupport {
             });
             return out;
         }
+    }
+
+    /** Waits (at most {@code within}) until {@code group} has committed every non-empty partition of its end. */
+    static void awaitCommittedToTheEnd(KafkaBroker broker, String topic, String group, Duration within)
+            throws Exception {
+        Map<TopicPartition, Long> ends = nonEmptyEnds(broker, topic);
+        Awaitility.await().atMost(within).until(() -> committed(broker, group).equals(ends));
     }
 
     /** End offsets of partitions that hold records, for comparing with {@link #committed}. */
