@@ -29,11 +29,9 @@ class ConsumerThreadsIT {
 
     @Test
     void aPartitionMovingBetweenTwoConsumerThreadsOfOneInstanceKillsNoThreadAndLosesNothing() throws Exception {
-        String topic = RuntimeTestSupport.unique("threads-move");
         String group = RuntimeTestSupport.unique("threads-move-group");
         int records = 2_000;
-        broker.createTopic(topic, 4);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 40);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "threads-move", 4, records, 40);
         Set<String> processed = ConcurrentHashMap.newKeySet();
         AtomicBoolean stalled = new AtomicBoolean();
         CountDownLatch never = new CountDownLatch(1);
@@ -75,11 +73,9 @@ class ConsumerThreadsIT {
 
     @Test
     void aConsumerThreadThatDiesIsStartedAgainAndTheStreamGoesOn() throws Exception {
-        String topic = RuntimeTestSupport.unique("threads-restart");
         String group = RuntimeTestSupport.unique("threads-restart-group");
         int records = 1_000;
-        broker.createTopic(topic, 2);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 20);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "threads-restart", 2, records, 20);
         Set<String> processed = ConcurrentHashMap.newKeySet();
         AtomicBoolean thrown = new AtomicBoolean();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -105,10 +101,8 @@ class ConsumerThreadsIT {
 
     @Test
     void aConsumerThreadThatCannotBeStartedAgainMakesTheRuntimeNotLive() throws Exception {
-        String topic = RuntimeTestSupport.unique("threads-dead");
         String group = RuntimeTestSupport.unique("threads-dead-group");
-        broker.createTopic(topic, 1);
-        RuntimeTestSupport.produceKeyed(broker, topic, 10, 2);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "threads-dead", 1, 10, 2);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group)
                 .consumerRestartBackoff(Duration.ofMillis(100)).consumerMaxRestarts(2).build();

@@ -24,11 +24,9 @@ class GracefulRebalanceIT {
 
     @Test
     void joinAndLeaveDuringTheStreamReprocessNothingAndLeaveNoPartitionStuck() throws Exception {
-        String topic = RuntimeTestSupport.unique("rebalance");
         String group = RuntimeTestSupport.unique("rebalance-group");
         int records = 8_000;
-        broker.createTopic(topic, 6);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 200);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "rebalance", 6, records, 200);
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
         AtomicInteger calls = new AtomicInteger();
         RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(2).laneCapacity(50)

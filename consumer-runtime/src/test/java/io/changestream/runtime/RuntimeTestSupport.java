@@ -33,6 +33,17 @@ final class RuntimeTestSupport {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    /**
+     * A fresh topic named after {@code name} with {@code partitions} partitions, holding {@code records} records
+     * produced by {@link #produceKeyed} over {@code keys} keys; returns its name.
+     */
+    static String keyedTopic(KafkaBroker broker, String name, int partitions, int records, int keys) throws Exception {
+        String topic = unique(name);
+        broker.createTopic(topic, partitions);
+        produceKeyed(broker, topic, records, keys);
+        return topic;
+    }
+
     /** Produces {@code count} records keyed {@code k0..k(keys-1)} round robin, values {@code v<i>}. */
     static void produceKeyed(KafkaBroker broker, String topic, int count, int keys) throws Exception {
         List<ProducerRecord<String, String>> records = new ArrayList<>(count);

@@ -69,9 +69,7 @@ class ShutdownDrainIT {
      * it: four lanes of ten, 20 records a poll.
      */
     private RuntimeConfig config(String name, String group) throws Exception {
-        String topic = RuntimeTestSupport.unique(name);
-        broker.createTopic(topic, 4);
-        RuntimeTestSupport.produceKeyed(broker, topic, RECORDS, 40);
+        String topic = RuntimeTestSupport.keyedTopic(broker, name, 4, RECORDS, 40);
         return RuntimeTestSupport.config(broker, topic, group).lanes(4).laneCapacity(10)
                 .kafka("max.poll.records", 20).build();
     }
