@@ -12,7 +12,6 @@ import io.changestream.cdc.it.Rows;
 import io.changestream.cdc.it.TopicReader;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
-import io.changestream.testkit.MariaDbServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -23,7 +22,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,14 +37,7 @@ class ThreadSupervisionIT {
     @RegisterExtension
     static final PlatformMariaDb MARIADB = new PlatformMariaDb();
 
-    private static MariaDbServer db;
-    private static KafkaBroker broker;
-
-    @BeforeAll
-    static void start() {
-        db = MARIADB.db();
-        broker = Brokers.shared();
-    }
+    private static final KafkaBroker BROKER = Brokers.shared();
 
     /** The capture loop and its health endpoint, as {@code CdcConnector} wires them. */
     private record Service(CaptureLoop loop, HealthServer http, PrometheusMeterRegistry registry)
@@ -75,22 +66,22 @@ class ThreadSupervisionIT {
     }
 
     private static Map<String, String> settings(String ns, String name) {
-        Map<String, String> s = new HashMap<>(Configs.mariadb(db, broker, ns, name));
+        Map<String, String> s = new HashMap<>(Configs.mariadb(MARIADB.db(), BROKER, ns, name));
         s.put("restart.backoff.ms", "100");
         s.put("restart.backoff.max.ms", "1000");
         return s;
     }
 
     private static void insert(String id) {
-        db.execute("INSERT INTO change_event (json) VALUES (" + Rows.literal(Rows.changeEvent(id, "entityCreated",
-                "table", UUID.randomUUID().toString(), 1, "")) + ")");
+        MARIADB.db().execute("INSERT INTO change_event (json) VALUES (" + Rows.literal(Rows.changeEvent(id,
+                "entityCreated", "table", UUID.randomUUID().toString(), 1, "")) + ")");
     }
 
     @Test
     void aDeadCaptureOrLeaseThreadIsRestartedAndCaptureGoesOn() throws Exception {
         String ns = "supervise-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         try (Service service = Service.start(settings(ns, "cs-supervise"));
-             TopicReader changes = new TopicReader(broker, ns + "changes")) {
+             TopicReader changes = new TopicReader(BROKER, ns + "changes")) {
             await().atMost(Duration.ofSeconds(90)).until(service.loop()::streaming);
             for (String role : new String[] {CaptureLoop.CAPTURE, CaptureLoop.LEASE}) {
                 service.loop().crash(role, new OutOfMemoryError("test hook: " + role + " thread dies"));
