@@ -8,13 +8,10 @@ import io.changestream.testkit.ReadmeSettingsTable;
 import io.changestream.cdc.transform.Settings;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,30 +22,12 @@ import org.junit.jupiter.api.Test;
 class ConfigReferenceTest {
 
     private static final Path README = Path.of("README.md");
-    private static final String NONE = "—";
+    private static final String NONE = ReadmeSettingsTable.NONE;
 
     @Test
     void readmeSettingsTableMatchesTheKeysTheCodeReads() throws Exception {
-        Map<String, String> expected = declaredDefaults();
-        String readme = Files.readString(README);
-        Map<String, String[]> rows = ReadmeSettingsTable.rows(readme);
-        List<String> problems = new ArrayList<>();
-        expected.forEach((key, value) -> {
-            String[] row = rows.get(key);
-            if (row == null) {
-                problems.add("missing: " + key);
-            } else if (!row[0].equals(value) && !row[0].startsWith(value + " (")) {
-                problems.add(key + ": README shows default '" + row[0] + "', the code uses '" + value + "'");
-            }
-        });
-        rows.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("not read: " + k));
-        if (!problems.isEmpty()) {
-            StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
-            expected.forEach((key, value) -> table.append("| ").append(key).append(" | ").append(value).append(" | ")
-                    .append(rows.containsKey(key) ? rows.get(key)[1] : "").append(" |\n"));
-            assertTrue(false, "cdc-connector/README.md's settings table has drifted from CdcConfig: " + problems
-                    + "\nRows to paste (one per key):\n" + table);
-        }
+        ReadmeSettingsTable.assertMatches(Files.readString(README), declaredDefaults(), ReadmeSettingsTable.Cells.PLAIN,
+                "cdc-connector/README.md's settings table has drifted from CdcConfig");
     }
 
     @Test
@@ -57,17 +36,15 @@ class ConfigReferenceTest {
         assertTrue(readme.contains("`" + CdcConfig.ENV_PREFIX + "` + the key upper-cased with dots as underscores"),
                 "README must state the env form: CS_CDC_ + key upper-cased, dots as underscores");
         Map<String, String> expected = declaredDefaults();
-        Matcher m = Pattern.compile(CdcConfig.ENV_PREFIX + "[A-Z0-9_]+").matcher(readme);
-        int examples = 0;
-        while (m.find()) {
-            String key = m.group().substring(CdcConfig.ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.');
+        List<String> examples = ReadmeSettingsTable.envExamples(readme, CdcConfig.ENV_PREFIX);
+        for (String example : examples) {
+            String key = example.substring(CdcConfig.ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.');
             boolean known = expected.containsKey(key) || expected.keySet().stream()
                     .anyMatch(k -> k.endsWith(Settings.PASS_THROUGH)
                             && key.startsWith(k.substring(0, k.length() - Settings.PASS_THROUGH.length())));
-            assertTrue(known, "README's example " + m.group() + " names no setting (" + key + ")");
-            examples++;
+            assertTrue(known, "README's example " + example + " names no setting (" + key + ")");
         }
-        assertFalse(examples == 0, "README must give an example " + CdcConfig.ENV_PREFIX + "<KEY>");
+        assertFalse(examples.isEmpty(), "README must give an example " + CdcConfig.ENV_PREFIX + "<KEY>");
         Path file = Files.createTempFile("cdc", ".properties");
         try {
             Files.writeString(file, "database.name=db\ndatabase.user=u\nkafka.bootstrap.servers=k:9092\n");

@@ -7,7 +7,6 @@ import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,11 +24,10 @@ class BackpressureIT {
 
     @Test
     void recordsTakenInAreBoundedInBytesThePartitionsPauseAtTheLimitAndResume() throws Exception {
-        String topic = RuntimeTestSupport.unique("bytes");
         String group = RuntimeTestSupport.unique("bytes-group");
         int records = 600;
-        broker.createTopic(topic, 2);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 60); // "k<i>" + "v<j>": at most 8 bytes a record
+        // "k<i>" + "v<j>": at most 8 bytes a record
+        String topic = RuntimeTestSupport.keyedTopic(broker, "bytes", 2, records, 60);
         long limit = 1_024;
         int pollRecords = 50;
         Set<String> processed = ConcurrentHashMap.newKeySet();
@@ -47,9 +45,7 @@ class BackpressureIT {
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtime.status().partitions().stream()
                     .anyMatch(p -> p.pauseReasons().contains("MEMORY_LIMIT")));
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> processed.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(10));
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> runtime.status().partitions().stream()
                     .noneMatch(RuntimeStatus.PartitionStatus::paused));
             assertEquals(0.0, registry.get("changestream.runtime.buffered.bytes").gauge().value(),
@@ -61,11 +57,9 @@ class BackpressureIT {
 
         @Test
     void slowProcessingPausesAndResumesWithoutARebalance() throws Exception {
-        String topic = RuntimeTestSupport.unique("slow");
         String group = RuntimeTestSupport.unique("slow-group");
         int records = 300;
-        broker.createTopic(topic, 2);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 30);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "slow", 2, records, 30);
         Set<String> processed = ConcurrentHashMap.newKeySet();
         AtomicInteger calls = new AtomicInteger();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -83,9 +77,7 @@ class BackpressureIT {
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtime.status().partitions().stream()
                     .anyMatch(p -> p.pauseReasons().contains("LANE_FULL")));
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> processed.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(10));
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> runtime.status().partitions().stream()
                     .noneMatch(RuntimeStatus.PartitionStatus::paused));
             assertEquals(2.0, meter(registry, "assigned"), "each partition assigned once");
@@ -97,11 +89,9 @@ class BackpressureIT {
 
     @Test
     void aParkedOldestOffsetPausesThePartitionAtTheInFlightLimitAndResumesWhenItIsDone() throws Exception {
-        String topic = RuntimeTestSupport.unique("inflight");
         String group = RuntimeTestSupport.unique("inflight-group");
         int records = 500;
-        broker.createTopic(topic, 1);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 50);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "inflight", 1, records, 50);
         Set<Long> processed = ConcurrentHashMap.newKeySet();
         RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).maxInFlightPerPartition(100)
                 .kafka("max.poll.records", 20).build();
@@ -126,11 +116,9 @@ class BackpressureIT {
 
     @Test
     void aFullDelayQueuePausesEveryPartitionUntilRetriesDrain() throws Exception {
-        String topic = RuntimeTestSupport.unique("delayfull");
         String group = RuntimeTestSupport.unique("delayfull-group");
         int records = 300;
-        broker.createTopic(topic, 2);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 300);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "delayfull", 2, records, 300);
         Set<Long> processed = ConcurrentHashMap.newKeySet();
         RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).delayQueueCapacity(10)
                 .kafka("max.poll.records", 10).build();

@@ -27,10 +27,8 @@ class ClientMetricsIT {
 
     @Test
     void kafkaClientMetricsAreScrapedWithTheRuntimesAndPassPromtool() throws Exception {
-        String topic = RuntimeTestSupport.unique("client-metrics");
         String group = RuntimeTestSupport.unique("client-metrics-group");
-        broker.createTopic(topic, 2);
-        RuntimeTestSupport.produceKeyed(broker, topic, 200, 10);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "client-metrics", 2, 200, 10);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         AtomicInteger processed = new AtomicInteger();
         RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).kafka("client.id", "metrics-it")

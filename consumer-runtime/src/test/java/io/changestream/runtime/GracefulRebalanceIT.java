@@ -24,11 +24,9 @@ class GracefulRebalanceIT {
 
     @Test
     void joinAndLeaveDuringTheStreamReprocessNothingAndLeaveNoPartitionStuck() throws Exception {
-        String topic = RuntimeTestSupport.unique("rebalance");
         String group = RuntimeTestSupport.unique("rebalance-group");
         int records = 8_000;
-        broker.createTopic(topic, 6);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 200);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "rebalance", 6, records, 200);
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
         AtomicInteger calls = new AtomicInteger();
         RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(2).laneCapacity(50)
@@ -49,9 +47,7 @@ class GracefulRebalanceIT {
             assertEquals(RuntimeState.CLOSED, a.state());
             assertTrue(calls.get() < records - 500, "the last member left while the stream was still running");
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(15))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(15));
             for (ConsumerRuntime<String, String> r : started.subList(1, started.size())) {
                 assertTrue(r.status().partitions().stream().allMatch(p -> p.inFlightCount() == 0),
                         "no partition left with work in flight");

@@ -31,11 +31,9 @@ class KeyOrderIT {
                                                      @ForAll @IntRange(min = 1, max = 300) int keys,
                                                      @ForAll @IntRange(min = 0, max = 30) int retryPercent,
                                                      @ForAll long seed) throws Exception {
-        String topic = RuntimeTestSupport.unique("order");
         String group = RuntimeTestSupport.unique("order-group");
         int records = 3_000;
-        broker.createTopic(topic, 6);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, keys);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "order", 6, records, keys);
 
         Map<String, List<Long>> succeeded = new ConcurrentHashMap<>();
         Map<String, List<Long>> attempted = new ConcurrentHashMap<>();
@@ -61,9 +59,7 @@ class KeyOrderIT {
         }).build().start()) {
             Awaitility.await().atMost(Duration.ofSeconds(60))
                     .until(() -> succeeded.values().stream().mapToInt(List::size).sum() >= records);
-            Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-            Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+            RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, Duration.ofSeconds(10));
         }
 
         assertEquals(records, succeeded.values().stream().mapToInt(List::size).sum());

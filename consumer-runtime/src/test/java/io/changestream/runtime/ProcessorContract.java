@@ -48,11 +48,9 @@ abstract class ProcessorContract {
     @ParameterizedTest
     @EnumSource(KeyAssignment.class)
     void everyKeysEventsAreProcessedInOffsetOrderExactlyOnceAndCommitted(KeyAssignment assignment) throws Exception {
-        String topic = RuntimeTestSupport.unique("contract-order");
         String group = RuntimeTestSupport.unique("contract-order-group");
         int records = 3_000;
-        broker.createTopic(topic, 4);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 60);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "contract-order", 4, records, 60);
         Map<String, List<Integer>> byKey = new ConcurrentHashMap<>();
         Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
         AtomicInteger overlaps = new AtomicInteger();
@@ -89,11 +87,9 @@ abstract class ProcessorContract {
 
     @Test
     void retriesKeepTheKeysOrderAndExhaustedRetriesGoToTheFailureHandlerThenAreDone() throws Exception {
-        String topic = RuntimeTestSupport.unique("contract-retry");
         String group = RuntimeTestSupport.unique("contract-retry-group");
         int records = 400;
-        broker.createTopic(topic, 2);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 20);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "contract-retry", 2, records, 20);
         Map<String, List<String>> byKey = new ConcurrentHashMap<>();
         List<Failure> failures = new CopyOnWriteArrayList<>();
         List<String> failed = new CopyOnWriteArrayList<>();
@@ -165,11 +161,9 @@ abstract class ProcessorContract {
 
     @Test
     void aMemberJoiningAndLeavingRevokesWithoutReprocessingAndKeepsEachKeysOrder() throws Exception {
-        String topic = RuntimeTestSupport.unique("contract-revoke");
         String group = RuntimeTestSupport.unique("contract-revoke-group");
         int records = 4_000;
-        broker.createTopic(topic, 4);
-        RuntimeTestSupport.produceKeyed(broker, topic, records, 100);
+        String topic = RuntimeTestSupport.keyedTopic(broker, "contract-revoke", 4, records, 100);
         Map<String, AtomicInteger> times = new ConcurrentHashMap<>();
         Map<String, List<Integer>> byKey = new ConcurrentHashMap<>();
         AtomicInteger calls = new AtomicInteger();
@@ -214,7 +208,6 @@ abstract class ProcessorContract {
     }
 
     private void awaitCommittedToTheEnd(String topic, String group) throws Exception {
-        Map<?, Long> ends = RuntimeTestSupport.nonEmptyEnds(broker, topic);
-        Awaitility.await().atMost(WAIT).until(() -> RuntimeTestSupport.committed(broker, group).equals(ends));
+        RuntimeTestSupport.awaitCommittedToTheEnd(broker, topic, group, WAIT);
     }
 }

@@ -21,6 +21,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.awaitility.Awaitility;
 
 /** Topic, record and offset helpers shared by the runtime's broker tests. */
 final class RuntimeTestSupport {
@@ -30,6 +31,17 @@ final class RuntimeTestSupport {
 
     static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /**
+     * A fresh topic named after {@code name} with {@code partitions} partitions, holding {@code records} records
+     * produced by {@link #produceKeyed} over {@code keys} keys; returns its name.
+     */
+    static String keyedTopic(KafkaBroker broker, String name, int partitions, int records, int keys) throws Exception {
+        String topic = unique(name);
+        broker.createTopic(topic, partitions);
+        produceKeyed(broker, topic, records, keys);
+        return topic;
     }
 
     /** Produces {@code count} records keyed {@code k0..k(keys-1)} round robin, values {@code v<i>}. */
@@ -111,6 +123,13 @@ final class RuntimeTestSupport {
             });
             return out;
         }
+    }
+
+    /** Waits (at most {@code within}) until {@code group} has committed every non-empty partition of its end. */
+    static void awaitCommittedToTheEnd(KafkaBroker broker, String topic, String group, Duration within)
+            throws Exception {
+        Map<TopicPartition, Long> ends = nonEmptyEnds(broker, topic);
+        Awaitility.await().atMost(within).until(() -> committed(broker, group).equals(ends));
     }
 
     /** End offsets of partitions that hold records, for comparing with {@link #committed}. */

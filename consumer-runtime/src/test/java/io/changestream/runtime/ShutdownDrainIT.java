@@ -21,16 +21,10 @@ class ShutdownDrainIT {
 
     @Test
     void drainFinishesEverythingTakenInCommitsItAndTheNextRunReadsOnlyTheRest() throws Exception {
-        String topic = RuntimeTestSupport.unique("drain");
         String group = RuntimeTestSupport.unique("drain-group");
-        broker.createTopic(topic, 4);
-        RuntimeTestSupport.produceKeyed(broker, topic, RECORDS, 40);
+        RuntimeConfig config = config("drain", group);
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).laneCapacity(10)
-                .kafka("max.poll.records", 20).build();
-
-        ConsumerRuntime<String, String> first = RuntimeTestSupport.runtime(config, counting(seen, 10)).build().start();
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() >= 40);
+        ConsumerRuntime<String, String> first = startAndAwaitSome(config, seen);
         long start = System.nanoTime();
         first.close(CloseMode.DRAIN, Duration.ofSeconds(20));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -53,16 +47,10 @@ class ShutdownDrainIT {
 
     @Test
     void dontDrainStopsQuicklyAndTheNextRunProcessesTheRest() throws Exception {
-        String topic = RuntimeTestSupport.unique("nodrain");
         String group = RuntimeTestSupport.unique("nodrain-group");
-        broker.createTopic(topic, 4);
-        RuntimeTestSupport.produceKeyed(broker, topic, RECORDS, 40);
+        RuntimeConfig config = config("nodrain", group);
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-        RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).laneCapacity(10)
-                .kafka("max.poll.records", 20).build();
-
-        ConsumerRuntime<String, String> first = RuntimeTestSupport.runtime(config, counting(seen, 10)).build().start();
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() >= 40);
+        ConsumerRuntime<String, String> first = startAndAwaitSome(config, seen);
         first.close(CloseMode.DONT_DRAIN, Duration.ofSeconds(10));
         assertEquals(RuntimeState.CLOSED, first.state());
         int processedByFirst = seen.size();
@@ -74,6 +62,25 @@ class ShutdownDrainIT {
                 .build().start()) {
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == RECORDS);
         }
+    }
+
+    /**
+     * A fresh topic of {@value #RECORDS} records over 40 keys in four partitions, and the config of {@code group} on
+     * it: four lanes of ten, 20 records a poll.
+     */
+    private RuntimeConfig config(String name, String group) throws Exception {
+        String topic = RuntimeTestSupport.keyedTopic(broker, name, 4, RECORDS, 40);
+        return RuntimeTestSupport.config(broker, topic, group).lanes(4).laneCapacity(10)
+                .kafka("max.poll.records", 20).build();
+    }
+
+    /** Starts a runtime taking 10 ms a record and waits until it processed 40: events are in flight. */
+    private static ConsumerRuntime<String, String> startAndAwaitSome(RuntimeConfig config,
+                                                                     Map<String, AtomicInteger> seen) {
+        ConsumerRuntime<String, String> runtime = RuntimeTestSupport.runtime(config, counting(seen, 10)).build()
+                .start();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() >= 40);
+        return runtime;
     }
 
     private static Processor<String, String> counting(Map<String, AtomicInteger> seen, long sleepMillis) {

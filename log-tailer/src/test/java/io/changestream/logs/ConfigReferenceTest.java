@@ -7,14 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.testkit.ReadmeSettingsTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,25 +25,8 @@ class ConfigReferenceTest {
 
     @Test
     void readmeSettingsTableMatchesTheKeysTheCodeReads() throws Exception {
-        Map<String, String> expected = declared();
-        Map<String, String[]> rows = ReadmeSettingsTable.rows(Files.readString(README));
-        List<String> problems = new ArrayList<>();
-        expected.forEach((key, value) -> {
-            String[] row = rows.get(key);
-            if (row == null) {
-                problems.add("missing: " + key);
-            } else if (!row[0].equals(value) && !row[0].startsWith(value + " (")) {
-                problems.add(key + ": README shows default '" + row[0] + "', the code uses '" + value + "'");
-            }
-        });
-        rows.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("not read: " + k));
-        if (!problems.isEmpty()) {
-            StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
-            expected.forEach((key, value) -> table.append("| `").append(key).append("` | ").append(value)
-                    .append(" | ").append(rows.containsKey(key) ? rows.get(key)[1] : "").append(" |\n"));
-            assertTrue(false, "log-tailer/README.md's Settings table has drifted from LogTailerConfig: " + problems
-                    + "\nRows to paste (one per key):\n" + table);
-        }
+        ReadmeSettingsTable.assertMatches(Files.readString(README), declared(), ReadmeSettingsTable.Cells.CODE_KEYS,
+                "log-tailer/README.md's Settings table has drifted from LogTailerConfig");
     }
 
     @Test
@@ -57,16 +36,14 @@ class ConfigReferenceTest {
         assertTrue(readme.contains("`" + prefix + "<KEY>` (upper case, `.` → `_`)"),
                 "README must state the env form: LOG_TAILER_<KEY> (upper case, . → _)");
         Map<String, String> expected = declared();
-        Matcher m = Pattern.compile(prefix + "[A-Z0-9_]+").matcher(readme);
-        int examples = 0;
-        while (m.find()) {
-            String name = m.group().substring(prefix.length());
+        List<String> examples = ReadmeSettingsTable.envExamples(readme, prefix);
+        for (String example : examples) {
+            String name = example.substring(prefix.length());
             boolean known = name.startsWith("KAFKA_") || expected.keySet().stream()
                     .anyMatch(k -> k.toUpperCase(Locale.ROOT).replace('.', '_').equals(name));
-            assertTrue(known, "README's example " + m.group() + " names no setting");
-            examples++;
+            assertTrue(known, "README's example " + example + " names no setting");
         }
-        assertFalse(examples == 0, "README must give an example " + prefix + "<KEY>");
+        assertFalse(examples.isEmpty(), "README must give an example " + prefix + "<KEY>");
         LogTailerConfig config = LogTailerConfig.from(minimal(),
                 Map.of(prefix + "HTTP_PORT", "9191", prefix + "STREAM_MAXACTIVERUNS", "400"));
         assertEquals(9191, config.httpPort(), "env override " + prefix + "HTTP_PORT");

@@ -1,7 +1,11 @@
 package io.changestream.testkit;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads the settings table of a module README (the table under {@code ## Settings}: key | default | meaning) so a
@@ -9,7 +13,49 @@ import java.util.Map;
  */
 public final class ReadmeSettingsTable {
 
+    /** The default cell of a setting without one. */
+    public static final String NONE = "—";
+
+    /** How a module's README writes a row's key and default cells (so the rows to paste look like the others). */
+    public enum Cells {
+        /** {@code | key | default |}. */
+        PLAIN,
+        /** {@code | `key` | default |}. */
+        CODE_KEYS,
+        /** {@code | `key` | `default` |}, a missing default as {@value #NONE}. */
+        CODE_KEYS_AND_DEFAULTS
+    }
+
     private ReadmeSettingsTable() {
+    }
+
+    /**
+     * Fails unless the settings table of {@code readme} matches {@code expected} (key → default, see
+     * {@link #problems}); the message starts with {@code drifted} (e.g. "x/README.md's settings table has drifted
+     * from XConfig"), names the problems and gives a row to paste per expected key, written as {@code cells} says.
+     */
+    public static void assertMatches(String readme, Map<String, String> expected, Cells cells, String drifted) {
+        Map<String, String[]> rows = rows(readme);
+        List<String> problems = problems(expected, rows);
+        if (problems.isEmpty()) {
+            return;
+        }
+        StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
+        expected.forEach((key, value) -> table.append("| ").append(cells == Cells.PLAIN ? key : "`" + key + "`")
+                .append(" | ").append(cells != Cells.CODE_KEYS_AND_DEFAULTS || value.equals(NONE) ? value
+                        : "`" + value + "`")
+                .append(" | ").append(rows.containsKey(key) ? rows.get(key)[1] : "").append(" |\n"));
+        throw new AssertionError(drifted + ": " + problems + "\nRows to paste (one per key):\n" + table);
+    }
+
+    /** Every environment variable name {@code readme} mentions that starts with {@code prefix}, in order. */
+    public static List<String> envExamples(String readme, String prefix) {
+        List<String> names = new ArrayList<>();
+        Matcher m = Pattern.compile(Pattern.quote(prefix) + "[A-Z0-9_]+").matcher(readme);
+        while (m.find()) {
+            names.add(m.group());
+        }
+        return names;
     }
 
     /**
@@ -44,8 +90,8 @@ public final class ReadmeSettingsTable {
      * table: keys without a row, rows without a key, and defaults that neither equal the code's nor start with it
      * followed by a note in parentheses. Empty when they match.
      */
-    public static java.util.List<String> problems(Map<String, String> expected, Map<String, String[]> rows) {
-        java.util.List<String> problems = new java.util.ArrayList<>();
+    public static List<String> problems(Map<String, String> expected, Map<String, String[]> rows) {
+        List<String> problems = new ArrayList<>();
         expected.forEach((key, value) -> {
             String[] row = rows.get(key);
             if (row == null) {

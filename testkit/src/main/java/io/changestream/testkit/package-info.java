@@ -1,6 +1,8 @@
 /**
  * Real components for integration tests: an in-JVM single-node KRaft Kafka broker, an embedded
  * PostgreSQL with logical decoding, and a MariaDB server with a ROW binlog. Each starts in seconds,
- * cleans up after itself and fails loudly when it cannot start; nothing here falls back silently.
+ * cleans up after itself and fails loudly when it cannot start; nothing here falls back silently. Beside them the
+ * small pieces every module's tests share: a hand-moved {@code TestClock}, a {@code LoopbackHttpServer} under the
+ * local receivers, and the README settings-table check of the {@code ConfigReferenceTest}s.
  */
 package io.changestream.testkit;

@@ -1,10 +1,7 @@
 package io.changestream.alerts.destination;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -39,25 +36,14 @@ public final class ChatDestination implements Destination {
     /** Sends over the asynchronous HTTP client; {@code blocking} is not used. */
     @Override
     public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
-        WebhookConfig config;
-        try {
-            config = WebhookConfig.parse(request.destination().config());
-        } catch (DestinationConfigException e) {
-            return CompletableFuture.completedFuture(DeliveryResult.permanent(e.getMessage()));
-        }
         ChangeMessage message = request.event() != null ? ChangeMessage.of(request.event(), messages)
                 : ChangeMessage.of(request.runStatus(), messages);
-        byte[] body;
-        try {
-            body = Json.mapper().writeValueAsBytes(format.render(message));
-        } catch (JsonProcessingException e) {
-            return CompletableFuture.completedFuture(
-                    DeliveryResult.permanent("cannot render the message: " + e.getMessage()));
+        WebhookPost post = WebhookPost.prepare(request.destination(),
+                () -> Json.mapper().writeValueAsBytes(format.render(message)), "cannot render the message: ");
+        if (post.refused() != null) {
+            return CompletableFuture.completedFuture(post.refused());
         }
-        Map<String, String> headers = new LinkedHashMap<>(config.headers());
-        headers.put("Content-Type", "application/json; charset=utf-8");
-        headers.put(WebhookDestination.IDEMPOTENCY_HEADER, request.idempotencyKey());
-        headers.put(io.changestream.topics.trace.TraceContext.HEADER, request.outboundTraceparent());
-        return sender.sendAsync(WebhookDestination.outbound(request.destination(), config, headers, body));
+        return sender.sendAsync(post.outbound(request.destination(), post.headers(WebhookPost.JSON_UTF8,
+                request.idempotencyKey(), request.outboundTraceparent())));
     }
 }

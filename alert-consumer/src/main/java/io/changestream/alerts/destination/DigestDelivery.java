@@ -1,6 +1,5 @@
 package io.changestream.alerts.destination;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.topics.model.ChangeEvent;
@@ -10,7 +9,6 @@ import io.changestream.topics.serde.Json;
 import io.changestream.topics.trace.TraceContext;
 import jakarta.mail.internet.InternetAddress;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -92,14 +90,7 @@ public final class DigestDelivery {
     }
 
     private DeliveryResult webhook(DigestMessage digest, SubscriptionDestination destination) {
-        WebhookConfig config;
-        try {
-            config = WebhookConfig.parse(destination.config());
-        } catch (DestinationConfigException e) {
-            return DeliveryResult.permanent(e.getMessage());
-        }
-        byte[] body;
-        try {
+        WebhookPost post = WebhookPost.prepare(destination, () -> {
             ArrayNode array = Json.mapper().createArrayNode();
             for (ChangeEvent event : digest.events()) {
                 ObjectNode json = Json.mapper().valueToTree(event);
@@ -107,46 +98,29 @@ public final class DigestDelivery {
                 json.put("subscriptionName", digest.subscription().name());
                 array.add(json);
             }
-            body = Json.mapper().writeValueAsBytes(array);
-        } catch (JsonProcessingException | IllegalArgumentException e) {
-            return DeliveryResult.permanent("cannot serialize the digest: " + e.getMessage());
+            return Json.mapper().writeValueAsBytes(array);
+        }, "cannot serialize the digest: ");
+        if (post.refused() != null) {
+            return post.refused();
         }
-        Map<String, String> headers = headers(config, digest);
+        Map<String, String> headers = headers(post, digest);
         headers.put(TOTAL_HEADER, Integer.toString(digest.total()));
         headers.put(OMITTED_HEADER, Integer.toString(digest.omitted()));
-        if (config.secretKey() != null && config.signatureScheme().signsOm()) {
-            headers.put(WebhookDestination.SIGNATURE_HEADER, "sha256="
-                    + WebhookDestination.hmacSha256Hex(config.secretKey(), body));
-        }
-        if (config.signatureScheme().signsStandard()) {
-            headers.putAll(StandardWebhookSigner.headers(config.standardKey(),
-                    StandardWebhookSigner.messageId(idempotencyKey(digest)), clock.instant().getEpochSecond(), body));
-        }
-        return sender.send(WebhookDestination.outbound(destination, config, headers, body));
+        post.signed(headers, idempotencyKey(digest), clock.instant().getEpochSecond());
+        return sender.send(post.outbound(destination, headers));
     }
 
     private DeliveryResult chat(ChatFormat format, DigestMessage digest, SubscriptionDestination destination) {
-        WebhookConfig config;
-        try {
-            config = WebhookConfig.parse(destination.config());
-        } catch (DestinationConfigException e) {
-            return DeliveryResult.permanent(e.getMessage());
+        WebhookPost post = WebhookPost.prepare(destination,
+                () -> Json.mapper().writeValueAsBytes(format.render(summary(digest))), "cannot render the digest: ");
+        if (post.refused() != null) {
+            return post.refused();
         }
-        byte[] body;
-        try {
-            body = Json.mapper().writeValueAsBytes(format.render(summary(digest)));
-        } catch (JsonProcessingException e) {
-            return DeliveryResult.permanent("cannot render the digest: " + e.getMessage());
-        }
-        return sender.send(WebhookDestination.outbound(destination, config, headers(config, digest), body));
+        return sender.send(post.outbound(destination, headers(post, digest)));
     }
 
-    private Map<String, String> headers(WebhookConfig config, DigestMessage digest) {
-        Map<String, String> headers = new LinkedHashMap<>(config.headers());
-        headers.put("Content-Type", "application/json; charset=utf-8");
-        headers.put(WebhookDestination.IDEMPOTENCY_HEADER, idempotencyKey(digest));
-        headers.put(TraceContext.HEADER, TraceContext.newTrace().format());
-        return headers;
+    private Map<String, String> headers(WebhookPost post, DigestMessage digest) {
+        return post.headers(WebhookPost.JSON_UTF8, idempotencyKey(digest), TraceContext.newTrace().format());
     }
 
     private DeliveryResult email(DigestMessage digest, SubscriptionDestination destination) {

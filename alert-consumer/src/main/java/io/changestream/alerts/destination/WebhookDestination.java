@@ -1,20 +1,16 @@
 package io.changestream.alerts.destination;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
-import io.changestream.topics.trace.TraceContext;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +33,7 @@ public final class WebhookDestination implements Destination {
     public static final String SIGNATURE_HEADER = "X-OM-Signature";
     /** The idempotency header. */
     public static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
+
     /** Bytes of event JSON kept for the events' other pairs (a cache of in-flight events: 4 MiB). */
     private static final long EVENT_JSON_BYTES_KEPT = 4L << 20;
     /** The bytes the added field names and punctuation take. */
@@ -74,31 +71,14 @@ public final class WebhookDestination implements Destination {
     /** Sends over the asynchronous HTTP client; {@code blocking} is not used. */
     @Override
     public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
-        WebhookConfig config;
-        try {
-            config = WebhookConfig.parse(request.destination().config());
-        } catch (DestinationConfigException e) {
-            return CompletableFuture.completedFuture(DeliveryResult.permanent(e.getMessage()));
+        WebhookPost post = WebhookPost.prepare(request.destination(), () -> body(request),
+                "cannot serialize the event: ");
+        if (post.refused() != null) {
+            return CompletableFuture.completedFuture(post.refused());
         }
-        byte[] body;
-        try {
-            body = body(request);
-        } catch (JsonProcessingException | IllegalArgumentException e) {
-            return CompletableFuture.completedFuture(
-                    DeliveryResult.permanent("cannot serialize the event: " + e.getMessage()));
-        }
-        Map<String, String> headers = new LinkedHashMap<>(config.headers());
-        headers.put("Content-Type", "application/json");
-        headers.put(IDEMPOTENCY_HEADER, request.idempotencyKey());
-        headers.put(TraceContext.HEADER, request.outboundTraceparent());
-        if (config.secretKey() != null && config.signatureScheme().signsOm()) {
-            headers.put(SIGNATURE_HEADER, "sha256=" + hmacSha256Hex(config.secretKey(), body));
-        }
-        if (config.signatureScheme().signsStandard()) {
-            headers.putAll(StandardWebhookSigner.headers(config.standardKey(),
-                    StandardWebhookSigner.messageId(request.idempotencyKey()), clock.instant().getEpochSecond(), body));
-        }
-        return sender.sendAsync(outbound(request.destination(), config, headers, body));
+        Map<String, String> headers = post.signed(post.headers(WebhookPost.JSON, request.idempotencyKey(),
+                request.outboundTraceparent()), request.idempotencyKey(), clock.instant().getEpochSecond());
+        return sender.sendAsync(post.outbound(request.destination(), headers));
     }
 
     /**
@@ -130,14 +110,6 @@ public final class WebhookDestination implements Destination {
         out.writeBytes(name);
         out.write('}');
         return out.toByteArray();
-    }
-
-    /** The request for a destination: its endpoint and method, connect = timeout, read = readTimeout. */
-    static HttpSender.Outbound outbound(SubscriptionDestination destination, WebhookConfig config,
-                                        Map<String, String> headers, byte[] body) {
-        return new HttpSender.Outbound(config.endpoint(), config.httpMethod(), headers, body,
-                Duration.ofSeconds(destination.timeout()), Duration.ofSeconds(destination.readTimeout()),
-                "config.endpoint");
     }
 
     /** Lower-case hex HMAC-SHA256 of the body with the UTF-8 key. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class CircuitBreakerTest {
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final TestClock clock = TestClock.frozenAt(Instant.parse("2026-01-01T00:00:00Z"));
     private final CircuitBreakerSettings settings = new CircuitBreakerSettings(3, Duration.ofSeconds(30), 1, 100);
 
     @Test

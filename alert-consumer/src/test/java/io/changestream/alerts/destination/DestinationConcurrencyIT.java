@@ -3,15 +3,12 @@ package io.changestream.alerts.destination;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.LoopbackHttpServer;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +17,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -38,20 +34,14 @@ class DestinationConcurrencyIT {
 
     /** Holds every request until {@link #open} (or answers at once once opened); counts those open per path. */
     static final class HoldingReceiver implements AutoCloseable {
-        private final HttpServer server;
+        private final LoopbackHttpServer server;
         private final Map<String, AtomicInteger> open = new ConcurrentHashMap<>();
         private final Map<String, AtomicInteger> maxOpen = new ConcurrentHashMap<>();
         private final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
         private volatile CountDownLatch gate = new CountDownLatch(1);
 
         HoldingReceiver() {
-            try {
-                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            server.setExecutor(Executors.newCachedThreadPool());
-            server.createContext("/", exchange -> {
+            server = LoopbackHttpServer.start(256, exchange -> {
                 exchange.getRequestBody().readAllBytes();
                 String path = exchange.getRequestURI().getPath();
                 int now = count(open, path).incrementAndGet();
@@ -66,7 +56,6 @@ class DestinationConcurrencyIT {
                 exchange.sendResponseHeaders(200, -1);
                 exchange.close();
             });
-            server.start();
         }
 
         private static AtomicInteger count(Map<String, AtomicInteger> counts, String path) {
@@ -74,7 +63,7 @@ class DestinationConcurrencyIT {
         }
 
         String url(String path) {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+            return server.url(path);
         }
 
         int open(String path) {
@@ -96,7 +85,7 @@ class DestinationConcurrencyIT {
         @Override
         public void close() {
             gate.countDown();
-            server.stop(0);
+            server.close();
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 class DestinationRateLimiterTest {
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final TestClock clock = TestClock.frozenAt(Instant.parse("2026-01-01T00:00:00Z"));
     private final DestinationRateLimiter limiter = new DestinationRateLimiter(RateLimitSettings.DEFAULTS, clock);
 
     private static DeliveryRequest request(String destinationId, SubscriptionType type, String rateLimit, int n) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.ChangeDescription;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.EventSubscription;
@@ -38,7 +39,7 @@ class EmailReceiversTest {
     static final GreenMailExtension SMTP = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
 
     private final PlatformStandIn platform = new PlatformStandIn();
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final TestClock clock = TestClock.frozenAt(Instant.parse("2026-01-01T00:00:00Z"));
     private final String alice = platform.user("alice", "alice@cs.test", false);
     private final String bob = platform.user("bob", "bob@cs.test", false);
     private final String dataEng = platform.team("data-eng", "data-eng@cs.test");

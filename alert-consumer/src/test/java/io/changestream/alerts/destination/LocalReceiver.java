@@ -1,16 +1,12 @@
 package io.changestream.alerts.destination;
 
-import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
+import io.changestream.testkit.LoopbackHttpServer;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /** A real local HTTP receiver (JDK HttpServer) that records requests and answers scripted statuses. */
@@ -26,19 +22,13 @@ final class LocalReceiver implements AutoCloseable {
     record Reply(int status, Map<String, String> headers, CountDownLatch holdUntil) {
     }
 
-    private final HttpServer server;
+    private final LoopbackHttpServer server;
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final ConcurrentLinkedQueue<Reply> script = new ConcurrentLinkedQueue<>();
     private volatile int defaultStatus = 200;
 
     LocalReceiver() {
-        try {
-            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        server.setExecutor(Executors.newCachedThreadPool());
-        server.createContext("/", exchange -> {
+        server = LoopbackHttpServer.start(64, exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             received.add(new Received(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
                     exchange.getRequestURI().getQuery(), Map.copyOf(exchange.getRequestHeaders()), body));
@@ -59,11 +49,10 @@ final class LocalReceiver implements AutoCloseable {
             exchange.getResponseBody().write(answer);
             exchange.close();
         });
-        server.start();
     }
 
     URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
+        return URI.create(server.url(path));
     }
 
     LocalReceiver then(int status, Map<String, String> headers) {
@@ -91,7 +80,6 @@ final class LocalReceiver implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
-        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+        server.close();
     }
 }

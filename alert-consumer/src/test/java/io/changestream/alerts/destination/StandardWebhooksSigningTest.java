@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.standardwebhooks.Webhook;
 import com.standardwebhooks.exceptions.WebhookVerificationException;
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import java.net.http.HttpHeaders;
@@ -35,7 +36,7 @@ class StandardWebhooksSigningTest {
             "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
 
     private final LocalReceiver receiver = new LocalReceiver();
-    private final MutableClock clock = new MutableClock(Instant.now());
+    private final TestClock clock = TestClock.frozenAt(Instant.now());
     private final WebhookDestination webhook = new WebhookDestination(
             new HttpSender(HttpSettings.DEFAULTS.allowingPrivateAddresses(), clock), clock);
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.SubscriptionDestination;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class WebhookDestinationTest {
 
     private final LocalReceiver receiver = new LocalReceiver();
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final TestClock clock = TestClock.frozenAt(Instant.parse("2026-01-01T00:00:00Z"));
     private final WebhookDestination webhook = new WebhookDestination(
             new HttpSender(HttpSettings.DEFAULTS.allowingPrivateAddresses(), clock));
 

@@ -56,10 +56,7 @@ class AlertEndToEndIT {
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 6);
         AlertTestSupport.provision(broker, catalog);
         Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
-        settings.put("smtp.host", "127.0.0.1");
-        settings.put("smtp.port", Integer.toString(SMTP.getSmtp().getPort()));
-        settings.put("smtp.startTls", "false");
-        settings.put("smtp.from", "alerts@cs.test");
+        AlertTestSupport.smtp(settings, SMTP.getSmtp().getPort());
         // the Admins e-mail resolves the platform's admins (here c@cs.test, already listed) through its API
         PlatformStandIn platform = new PlatformStandIn();
         platform.user("carol", "c@cs.test", true);

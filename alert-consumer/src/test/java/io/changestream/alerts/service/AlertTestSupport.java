@@ -85,6 +85,15 @@ final class AlertTestSupport {
         return s;
     }
 
+    /** Points {@code settings}' e-mail at a local SMTP server on {@code port} (plain, no STARTTLS); returns them. */
+    static Map<String, String> smtp(Map<String, String> settings, int port) {
+        settings.put("smtp.host", "127.0.0.1");
+        settings.put("smtp.port", Integer.toString(port));
+        settings.put("smtp.startTls", "false");
+        settings.put("smtp.from", "alerts@cs.test");
+        return settings;
+    }
+
     static AlertServiceConfig config(Map<String, String> settings) {
         return AlertServiceConfig.from(settings, Map.of());
     }

@@ -64,10 +64,7 @@ class CdcCrashIT {
         AlertTestSupport.provision(broker, catalog);
         Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
         settings.put("runtime.lanes", "16");
-        settings.put("smtp.host", "127.0.0.1");
-        settings.put("smtp.port", Integer.toString(SMTP.getSmtp().getPort()));
-        settings.put("smtp.startTls", "false");
-        settings.put("smtp.from", "alerts@cs.test");
+        AlertTestSupport.smtp(settings, SMTP.getSmtp().getPort());
         String slot = "cs_crash_" + UUID.randomUUID().toString().substring(0, 8);
         Path dir = Files.createDirectories(Path.of("target", "cdc-crash", ns));
         List<String> ids = new ArrayList<>();

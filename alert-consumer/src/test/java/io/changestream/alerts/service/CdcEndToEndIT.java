@@ -51,10 +51,7 @@ class CdcEndToEndIT {
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 6);
         AlertTestSupport.provision(broker, catalog);
         Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
-        settings.put("smtp.host", "127.0.0.1");
-        settings.put("smtp.port", Integer.toString(SMTP.getSmtp().getPort()));
-        settings.put("smtp.startTls", "false");
-        settings.put("smtp.from", "alerts@cs.test");
+        AlertTestSupport.smtp(settings, SMTP.getSmtp().getPort());
         String slot = "cs_alerts_" + UUID.randomUUID().toString().substring(0, 8);
         try (PostgresDatabase pg = PostgresDatabase.start(); Receiver receiver = new Receiver()) {
             pg.executeResource("io/changestream/cdc/sql/postgres.sql");

@@ -6,14 +6,11 @@ import static io.changestream.alerts.service.AlertTestSupport.webhook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.LoopbackHttpServer;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +18,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -39,19 +35,13 @@ class ConcurrentSubscriptionsIT {
 
     /** Holds every request until {@value #SUBSCRIPTIONS} have arrived; records whether each waited for all. */
     static final class GatheringReceiver implements AutoCloseable {
-        private final HttpServer server;
+        private final LoopbackHttpServer server;
         private final CountDownLatch all = new CountDownLatch(SUBSCRIPTIONS);
         private final List<String> arrived = new CopyOnWriteArrayList<>();
         private final List<Boolean> gathered = new CopyOnWriteArrayList<>();
 
         GatheringReceiver() {
-            try {
-                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            server.setExecutor(Executors.newCachedThreadPool());
-            server.createContext("/", exchange -> {
+            server = LoopbackHttpServer.start(64, exchange -> {
                 exchange.getRequestBody().readAllBytes();
                 arrived.add(exchange.getRequestHeaders().getFirst("Idempotency-Key"));
                 all.countDown();
@@ -66,16 +56,15 @@ class ConcurrentSubscriptionsIT {
                 exchange.sendResponseHeaders(200, -1);
                 exchange.close();
             });
-            server.start();
         }
 
         String url(String path) {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+            return server.url(path);
         }
 
         @Override
         public void close() {
-            server.stop(0);
+            server.close();
         }
     }
 

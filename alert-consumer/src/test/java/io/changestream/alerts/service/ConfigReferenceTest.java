@@ -12,8 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,23 +22,15 @@ import org.junit.jupiter.api.Test;
 class ConfigReferenceTest {
 
     private static final Path README = Path.of("README.md");
-    private static final String NONE = "—";
+    private static final String NONE = ReadmeSettingsTable.NONE;
     private static final String KAFKA_PASS_THROUGH = "kafka.<client property>";
     private static final String RUNTIME_PASS_THROUGH = RuntimeConfig.PREFIX + "<setting>";
 
     @Test
     void readmeSettingsTableMatchesTheKeysTheCodeReads() throws Exception {
-        Map<String, String> expected = declared();
-        Map<String, String[]> rows = ReadmeSettingsTable.rows(Files.readString(README));
-        List<String> problems = ReadmeSettingsTable.problems(expected, rows);
-        if (!problems.isEmpty()) {
-            StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
-            expected.forEach((key, value) -> table.append("| `").append(key).append("` | ")
-                    .append(value.equals(NONE) ? NONE : "`" + value + "`").append(" | ")
-                    .append(rows.containsKey(key) ? rows.get(key)[1] : "").append(" |\n"));
-            assertTrue(false, "alert-consumer/README.md's Settings table has drifted from AlertServiceConfig: "
-                    + problems + "\nRows to paste (one per key):\n" + table);
-        }
+        ReadmeSettingsTable.assertMatches(Files.readString(README), declared(),
+                ReadmeSettingsTable.Cells.CODE_KEYS_AND_DEFAULTS,
+                "alert-consumer/README.md's Settings table has drifted from AlertServiceConfig");
     }
 
     @Test
@@ -49,16 +39,13 @@ class ConfigReferenceTest {
         String prefix = AlertServiceConfig.ENV_PREFIX;
         assertTrue(readme.contains("`" + prefix + "<KEY>` (upper case, `.` → `_`)"),
                 "README must state the env form: ALERTS_<KEY> (upper case, . → _)");
-        Matcher m = Pattern.compile(prefix + "[A-Z0-9_]+").matcher(readme);
-        int examples = 0;
-        while (m.find()) {
-            String name = m.group().substring(prefix.length());
-            String key = AlertServiceConfig.keyOf(name, Map.of());
-            assertTrue(declared().containsKey(key), "README's example " + m.group() + " names no setting (" + key
+        List<String> examples = ReadmeSettingsTable.envExamples(readme, prefix);
+        for (String example : examples) {
+            String key = AlertServiceConfig.keyOf(example.substring(prefix.length()), Map.of());
+            assertTrue(declared().containsKey(key), "README's example " + example + " names no setting (" + key
                     + ")");
-            examples++;
         }
-        assertFalse(examples == 0, "README must give an example " + prefix + "<KEY>");
+        assertFalse(examples.isEmpty(), "README must give an example " + prefix + "<KEY>");
         AlertServiceConfig config = AlertServiceConfig.from(
                 Map.of("kafka.bootstrap.servers", "localhost:9092", "admin.bearerToken", "0123456789abcdef"),
                 Map.of(prefix + "HTTP_PORT", "9191", prefix + "ADMIN_BEARER_TOKEN", "fedcba9876543210"));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
@@ -45,16 +46,29 @@ class DigestIT {
                 + "\"scheduleInfo\": \"Custom\", \"cronExpression\": \"0 0 * * * ?\"}");
     }
 
-    /** One minute past the next full hour: the next tick is 59 minutes away, whatever the wall clock says. */
-    private static ShiftedClock clock() {
-        return new ShiftedClock(Instant.now().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofMinutes(61)));
+    /** A test's provisioned namespace, its clock and the settings of its instances. */
+    private record Setup(TopicCatalog catalog, TestClock clock, AlertServiceConfig config) {
     }
 
-    private Map<String, String> settings(String ns) {
+    /**
+     * A fresh namespace (three partitions of changes, provisioned), a clock one minute past the next full hour (the
+     * next tick is 59 minutes away, whatever the wall clock says) and a fast digest tick.
+     */
+    private Setup setup(String name) {
+        String ns = AlertTestSupport.namespace(name);
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
+        AlertTestSupport.provision(broker, catalog);
         Map<String, String> s = AlertTestSupport.settings(broker, ns, ns + "group");
         s.put("digest.tick", "PT0.2S");
         s.put("digest.topChanges", "100");
-        return s;
+        return new Setup(catalog, TestClock.runningFrom(Instant.now().truncatedTo(ChronoUnit.HOURS)
+                .plus(Duration.ofMinutes(61))), AlertTestSupport.config(s));
+    }
+
+    /** Moves the clock over the next tick and waits (at most a minute) until the receiver holds {@code hits}. */
+    private static void tickUntil(TestClock clock, Receiver receiver, int hits) {
+        clock.advance(Duration.ofHours(1));
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= hits);
     }
 
     private static double collected(AlertService service) {
@@ -80,11 +94,10 @@ class DigestIT {
 
     @Test
     void aDigestAcrossARestartArrivesOnceWithAllItsEvents() {
-        String ns = AlertTestSupport.namespace("digest-restart");
-        TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
-        AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = clock();
-        AlertServiceConfig config = AlertTestSupport.config(settings(ns));
+        Setup setup = setup("digest-restart");
+        TopicCatalog catalog = setup.catalog();
+        TestClock clock = setup.clock();
+        AlertServiceConfig config = setup.config();
         List<ChangeEvent> before = events(25, "before");
         List<ChangeEvent> after = events(15, "after");
         try (Receiver receiver = new Receiver()) {
@@ -99,8 +112,7 @@ class DigestIT {
                 AlertTestSupport.produce(broker, catalog.changes().name(), after);
                 Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(second) == after.size());
                 assertEquals(0, receiver.hits(HOOK).size());
-                clock.advance(Duration.ofHours(1)); // over the tick
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= 1);
+                tickUntil(clock, receiver, 1); // over the tick
             }
             Receiver.Hit digest = receiver.hits(HOOK).get(0);
             assertTrue(digest.body().isArray(), "a webhook digest is a JSON array: " + digest.raw());
@@ -115,8 +127,7 @@ class DigestIT {
                 List<ChangeEvent> later = events(1, "later");
                 AlertTestSupport.produce(broker, catalog.changes().name(), later);
                 Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(third) == 1);
-                clock.advance(Duration.ofHours(1));
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= 2);
+                tickUntil(clock, receiver, 2);
                 assertEquals(ids(later), ids(receiver.hits(HOOK).get(1).body()));
                 // a digest is settled in the ledger after its receiver answered
                 Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ledger(catalog, subscriptionId)
@@ -131,11 +142,10 @@ class DigestIT {
 
     @Test
     void twoInstancesOfOneGroupSendOneDigest() {
-        String ns = AlertTestSupport.namespace("digest-two");
-        TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
-        AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = clock();
-        AlertServiceConfig config = AlertTestSupport.config(settings(ns));
+        Setup setup = setup("digest-two");
+        TopicCatalog catalog = setup.catalog();
+        TestClock clock = setup.clock();
+        AlertServiceConfig config = setup.config();
         List<ChangeEvent> events = events(30, "pair");
         try (Receiver receiver = new Receiver();
              AlertService a = AlertService.start(config, clock);
@@ -144,14 +154,12 @@ class DigestIT {
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> b.store().list().size() == 1);
             AlertTestSupport.produce(broker, catalog.changes().name(), events);
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(a) + collected(b) == 30);
-            clock.advance(Duration.ofHours(1));
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= 1);
+            tickUntil(clock, receiver, 1);
             // the next tick proves no second owner held the same window: it carries only the new event
             List<ChangeEvent> next = events(1, "next");
             AlertTestSupport.produce(broker, catalog.changes().name(), next);
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(a) + collected(b) == 31);
-            clock.advance(Duration.ofHours(1));
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= 2);
+            tickUntil(clock, receiver, 2);
             assertEquals(ids(events), ids(receiver.hits(HOOK).get(0).body()));
             assertEquals(ids(next), ids(receiver.hits(HOOK).get(1).body()));
             assertEquals(2, receiver.hits(HOOK).size());
@@ -160,11 +168,10 @@ class DigestIT {
 
     @Test
     void aDigestSealedButNotYetAcceptedIsSentOnceUnderTheSameIdAfterARestart() {
-        String ns = AlertTestSupport.namespace("digest-sealed");
-        TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
-        AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = clock();
-        AlertServiceConfig config = AlertTestSupport.config(settings(ns));
+        Setup setup = setup("digest-sealed");
+        TopicCatalog catalog = setup.catalog();
+        TestClock clock = setup.clock();
+        AlertServiceConfig config = setup.config();
         List<ChangeEvent> events = events(12, "sealed");
         try (Receiver receiver = new Receiver()) {
             receiver.always(HOOK, 503);
@@ -174,8 +181,7 @@ class DigestIT {
                         receiver.url(HOOK)));
                 AlertTestSupport.produce(broker, catalog.changes().name(), events);
                 Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(first) == events.size());
-                clock.advance(Duration.ofHours(1));
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits(HOOK).size() >= 1);
+                tickUntil(clock, receiver, 1);
             } // the window is sealed, its send refused: the service stops while it waits to retry
             String key = receiver.hits(HOOK).get(0).idempotencyKey();
             receiver.always(HOOK, 200);

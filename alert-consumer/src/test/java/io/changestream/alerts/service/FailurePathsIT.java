@@ -76,12 +76,9 @@ class FailurePathsIT {
         Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
         settings.put("destinations.breaker.failureThreshold", "3"); // /down fails twice and stays closed
         settings.put("destinations.breaker.openDuration", "PT1S");
-        settings.put("smtp.host", "127.0.0.1");
-        settings.put("smtp.port", Integer.toString(SMTP.getSmtp().getPort()));
-        settings.put("smtp.startTls", "false");
+        AlertTestSupport.smtp(settings, SMTP.getSmtp().getPort());
         settings.put("smtp.username", "alerts");
         settings.put("smtp.password", SMTP_PASSWORD);
-        settings.put("smtp.from", "alerts@cs.test");
         try (Receiver receiver = new Receiver(); AlertService service = AlertService.start(
                 AlertTestSupport.config(settings))) {
             int port = service.httpPort();

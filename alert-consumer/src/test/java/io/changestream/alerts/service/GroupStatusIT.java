@@ -8,14 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.LoopbackHttpServer;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,8 +21,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -43,22 +38,16 @@ class GroupStatusIT {
 
     /** Answers 2xx, or 400 to bodies naming a {@code rejected_} table, or 503 the first time for {@code flaky_}. */
     static final class CountingReceiver implements AutoCloseable {
-        private final HttpServer server;
+        private final LoopbackHttpServer server;
         private final Map<String, Set<String>> okByPath = new ConcurrentHashMap<>();
         private final Map<String, Set<String>> rejectedByPath = new ConcurrentHashMap<>();
         private final Map<String, Set<String>> failedOnceByPath = new ConcurrentHashMap<>();
 
         CountingReceiver() {
-            try {
-                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
             // a thread per request, like a receiver that keeps up: deliveries run concurrently now (up to
             // delivery.maxConcurrentPerDestination per destination and instance), and requests queued behind 8
             // threads on a loaded machine ran into the destinations' 3 s read timeout (retried: "failed" counts)
-            server.setExecutor(Executors.newCachedThreadPool());
-            server.createContext("/", exchange -> {
+            server = LoopbackHttpServer.start(128, exchange -> {
                 String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
                 String path = exchange.getRequestURI().getPath();
                 String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
@@ -75,11 +64,10 @@ class GroupStatusIT {
                 exchange.sendResponseHeaders(status, -1);
                 exchange.close();
             });
-            server.start();
         }
 
         String url(String path) {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+            return server.url(path);
         }
 
         int ok(String path) {
@@ -96,8 +84,7 @@ class GroupStatusIT {
 
         @Override
         public void close() {
-            server.stop(0);
-            ((ExecutorService) server.getExecutor()).shutdownNow();
+            server.close();
         }
     }
 

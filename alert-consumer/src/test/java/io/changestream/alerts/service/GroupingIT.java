@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
@@ -53,7 +54,7 @@ class GroupingIT {
         String ns = AlertTestSupport.namespace("grouping");
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
         AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = new ShiftedClock(Instant.now());
+        TestClock clock = TestClock.runningFrom(Instant.now());
         Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
         settings.put("digest.tick", "PT0.2S");
         try (Receiver receiver = new Receiver();
@@ -109,7 +110,7 @@ class GroupingIT {
         String ns = AlertTestSupport.namespace("grouping-bound");
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 1);
         AlertTestSupport.provision(broker, catalog);
-        ShiftedClock clock = new ShiftedClock(Instant.now());
+        TestClock clock = TestClock.runningFrom(Instant.now());
         Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
         settings.put("digest.tick", "PT0.2S");
         settings.put("digest.maxWindows", "1");

@@ -5,14 +5,11 @@ import static io.changestream.alerts.service.AlertTestSupport.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.LoopbackHttpServer;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +17,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -41,18 +37,12 @@ class RateLimitIT {
         record Arrival(long nanos, String key, int status) {
         }
 
-        private final HttpServer server;
+        private final LoopbackHttpServer server;
         private final Map<String, List<Arrival>> arrivals = new ConcurrentHashMap<>();
         private final AtomicInteger busyAnswers = new AtomicInteger();
 
         TimedReceiver() {
-            try {
-                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            server.setExecutor(Executors.newCachedThreadPool());
-            server.createContext("/", exchange -> {
+            server = LoopbackHttpServer.start(128, exchange -> {
                 exchange.getRequestBody().readAllBytes();
                 String path = exchange.getRequestURI().getPath();
                 int status = path.equals("/busy") && busyAnswers.getAndIncrement() == 0 ? 429 : 200;
@@ -64,11 +54,10 @@ class RateLimitIT {
                 exchange.sendResponseHeaders(status, -1);
                 exchange.close();
             });
-            server.start();
         }
 
         String url(String path) {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+            return server.url(path);
         }
 
         List<Arrival> at(String path) {
@@ -81,8 +70,7 @@ class RateLimitIT {
 
         @Override
         public void close() {
-            server.stop(0);
-            ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+            server.close();
         }
     }
 

@@ -49,10 +49,7 @@ class ReceiversByRoleIT {
             String team = platform.team("data-eng", "data-eng@cs.test");
             platform.user("root", "root@cs.test", true);
             Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
-            settings.put("smtp.host", "127.0.0.1");
-            settings.put("smtp.port", Integer.toString(SMTP.getSmtp().getPort()));
-            settings.put("smtp.startTls", "false");
-            settings.put("smtp.from", "alerts@cs.test");
+            AlertTestSupport.smtp(settings, SMTP.getSmtp().getPort());
             settings.put("destinations.platformUrl", platform.url().toString());
             settings.put("destinations.platform.bearerToken", PlatformStandIn.TOKEN);
             try (AlertService service = AlertService.start(AlertTestSupport.config(settings))) {

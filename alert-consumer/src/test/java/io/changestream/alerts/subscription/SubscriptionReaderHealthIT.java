@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.MutableClock;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.FilteringRules;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -74,7 +74,7 @@ class SubscriptionReaderHealthIT {
     @Test
     void whileTheReaderIsDeadTheViewGoesStaleNotReadyAndProcessingIsHeldBack() {
         String topic = newTopic();
-        MutableClock clock = new MutableClock(Instant.now());
+        TestClock clock = TestClock.frozenAt(Instant.now());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (SubscriptionStore store = SubscriptionStore.start(settings(topic, Duration.ofMinutes(10), 3),
                 FilterSettings.DEFAULTS, clock)) {

@@ -2,20 +2,15 @@ package io.changestream.bench.capacity;
 
 import io.changestream.alerts.service.AlertService;
 import io.changestream.alerts.service.AlertServiceConfig;
+import io.changestream.bench.alerts.AlertBenchSupport;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
-import io.changestream.topics.CatalogTopic;
 import io.changestream.topics.TopicCatalog;
-import io.changestream.topics.admin.TopicProvisioner;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.serde.Serdes;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,8 +22,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -56,7 +49,6 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class AlertsCapacityBench {
 
-    private static final String TOKEN = "bench-token-0123456789abcdef";
     private static final int ENTITIES = 10_000;
     private static final int PER_DESTINATION = 32;
     private static final long ANSWER_AFTER_MILLIS = 5;
@@ -72,17 +64,12 @@ public final class AlertsCapacityBench {
         String ns = "bench-capacity.";
         String report;
         try (KafkaBroker broker = Brokers.start(Map.of()); SlowReceiver receiver = new SlowReceiver()) {
-            TopicCatalog catalog = new TopicCatalog(ns).withReplicationFactor((short) 1)
-                    .withPartitions(CatalogTopic.CHANGES, 12);
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    broker.bootstrapServers()))) {
-                new TopicProvisioner(admin).provision(catalog.all());
-            }
+            TopicCatalog catalog = AlertBenchSupport.provision(broker, ns);
             Map<String, String> settings = settings(broker, ns, concurrency);
             // the subscriptions first (stored on their topic), by an instance that then stops
             try (AlertService setup = AlertService.start(AlertServiceConfig.from(settings, Map.of()))) {
                 for (int i = 0; i < subscriptions; i++) {
-                    subscribe(setup.httpPort(), "cap-" + i, receiver.url("/s" + i));
+                    AlertBenchSupport.subscribe(setup.httpPort(), "cap-" + i, receiver.url("/s" + i), null);
                 }
             }
             List<byte[]> bodies = prefill(broker, catalog.changes().name(), events);
@@ -141,33 +128,11 @@ public final class AlertsCapacityBench {
     }
 
     private static Map<String, String> settings(KafkaBroker broker, String ns, int concurrency) {
-        Map<String, String> s = new HashMap<>();
-        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
-        s.put("topics.namespace", ns);
-        s.put("group.id", "bench-capacity-alerts");
-        s.put("http.host", "127.0.0.1");
-        s.put("http.port", "0");
-        s.put("admin.bearerToken", TOKEN);
-        s.put("destinations.allowPrivateAddresses", "true");
+        Map<String, String> s = AlertBenchSupport.settings(broker, ns, "bench-capacity-alerts");
         s.put("delivery.maxConcurrentPerDestination", Integer.toString(PER_DESTINATION));
         // ten destinations on one receiver: one connection per request in flight (HTTP/1.1)
         s.put("delivery.maxConnectionsPerHost", Integer.toString(concurrency));
         return s;
-    }
-
-    private static void subscribe(int port, String name, String endpoint) throws Exception {
-        String body = """
-                {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
-                 "resources": ["all"], "input": {"filters": [], "actions": []},
-                 "destinations": [{"category": "External", "type": "Webhook", "config": {"endpoint": "%s"}}]}
-                """.formatted(name, endpoint);
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/api/v1/events/subscriptions"))
-                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 201) {
-            throw new IllegalStateException("subscription not created: " + r.statusCode() + " " + r.body());
-        }
     }
 
     /** Produces the events (keyed by entity id) and waits for every ack; returns their JSON bodies. */

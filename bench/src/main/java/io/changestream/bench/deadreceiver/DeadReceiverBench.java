@@ -3,21 +3,16 @@ package io.changestream.bench.deadreceiver;
 import com.sun.net.httpserver.HttpServer;
 import io.changestream.alerts.service.AlertService;
 import io.changestream.alerts.service.AlertServiceConfig;
+import io.changestream.bench.alerts.AlertBenchSupport;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
-import io.changestream.topics.CatalogTopic;
 import io.changestream.topics.TopicCatalog;
-import io.changestream.topics.admin.TopicProvisioner;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.TopicKeys;
 import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,7 +50,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 public final class DeadReceiverBench {
 
-    private static final String TOKEN = "bench-token-0123456789abcdef";
     private static final int ENTITIES = 1_000;
     private static final long LAG_SAMPLE_MILLIS = 250;
 
@@ -114,16 +108,14 @@ public final class DeadReceiverBench {
                            int warmUpSeconds) throws Exception {
         String ns = "bench-dead-" + mode + "-" + UUID.randomUUID().toString().substring(0, 6) + ".";
         String group = ns + "alerts";
-        TopicCatalog catalog = new TopicCatalog(ns).withReplicationFactor((short) 1)
-                .withPartitions(CatalogTopic.CHANGES, 12);
+        TopicCatalog catalog = AlertBenchSupport.provision(broker, ns);
         String healthyPath = "/healthy-" + mode;
         String deadPath = "/dead-" + mode;
         receiver.answer(deadPath, mode.equals("410") ? 410 : 503, mode.equals("410") ? null : "3600");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 broker.bootstrapServers()))) {
-            new TopicProvisioner(admin).provision(catalog.all());
-            try (AlertService alerts = AlertService.start(AlertServiceConfig.from(settings(broker, ns, group),
-                         Map.of()));
+            try (AlertService alerts = AlertService.start(AlertServiceConfig.from(
+                         AlertBenchSupport.settings(broker, ns, group), Map.of()));
                  KafkaProducer<String, String> producer = producer(broker)) {
                 subscribe(alerts.httpPort(), "healthy-" + mode, receiver.url(healthyPath));
                 // warm-up: class loading and JIT on the healthy path, not measured
@@ -150,7 +142,7 @@ public final class DeadReceiverBench {
                         parked);
                 receiver.answer(deadPath, 200, null);
                 long resumedAt = System.currentTimeMillis();
-                resume(alerts.httpPort(), dead);
+                AlertBenchSupport.resume(alerts.httpPort(), dead);
                 receiver.await(deadPath, withDead.keySet(), Duration.ofSeconds(60 + withDead.size() / 20L));
                 long drain = receiver.lastFirstArrival(deadPath) - resumedAt;
                 LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
@@ -161,18 +153,6 @@ public final class DeadReceiverBench {
                         receiver.orderViolations(deadPath, order), drain);
             }
         }
-    }
-
-    private static Map<String, String> settings(KafkaBroker broker, String ns, String group) {
-        Map<String, String> s = new HashMap<>();
-        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
-        s.put("topics.namespace", ns);
-        s.put("group.id", group);
-        s.put("http.host", "127.0.0.1");
-        s.put("http.port", "0");
-        s.put("admin.bearerToken", TOKEN);
-        s.put("destinations.allowPrivateAddresses", "true");
-        return s;
     }
 
     private static KafkaProducer<String, String> producer(KafkaBroker broker) {
@@ -226,33 +206,11 @@ public final class DeadReceiverBench {
         return most;
     }
 
+    /** A webhook subscription that retries for as long as the bench runs; returns its id. */
     private static String subscribe(int port, String name, String endpoint) throws Exception {
-        String body = """
-                {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
-                 "resources": ["all"], "input": {"filters": [], "actions": []}, "retries": 100000,
-                 "destinations": [{"category": "External", "type": "Webhook", "config": {"endpoint": "%s"}}]}
-                """.formatted(name, endpoint);
-        HttpResponse<String> r = call(port, "POST", "/api/v1/events/subscriptions", body);
-        if (r.statusCode() != 201) {
-            throw new IllegalStateException("subscription not created: " + r.statusCode() + " " + r.body());
-        }
-        String id = r.body().replaceAll("(?s).*?\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+        String id = AlertBenchSupport.subscribe(port, name, endpoint, 100_000);
         LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // the subscription view of the processor
         return id;
-    }
-
-    private static void resume(int port, String subscription) throws Exception {
-        HttpResponse<String> r = call(port, "POST", "/api/v1/events/subscriptions/" + subscription + "/resume", null);
-        if (r.statusCode() != 200) {
-            throw new IllegalStateException("resume failed: " + r.statusCode() + " " + r.body());
-        }
-    }
-
-    private static HttpResponse<String> call(int port, String method, String path, String body) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** Samples the group's lag on {@code changes} (log end − committed, all partitions) every 250 ms. */

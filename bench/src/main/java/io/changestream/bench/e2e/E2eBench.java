@@ -3,15 +3,14 @@ package io.changestream.bench.e2e;
 import com.sun.net.httpserver.HttpServer;
 import io.changestream.alerts.service.AlertService;
 import io.changestream.alerts.service.AlertServiceConfig;
+import io.changestream.bench.alerts.AlertBenchSupport;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
 import io.changestream.cdc.LocalPostgresCapture;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.PostgresDatabase;
-import io.changestream.topics.CatalogTopic;
 import io.changestream.topics.TopicCatalog;
-import io.changestream.topics.admin.TopicProvisioner;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -34,8 +33,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * Rows inserted into the platform's {@code change_event} table at a fixed rate (each its own commit) travel through
@@ -56,7 +53,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  */
 public final class E2eBench {
 
-    private static final String TOKEN = "bench-token-0123456789abcdef";
     /** Connections inserting in parallel (one commit per row each); group commit keeps up with the rate. */
     private static final int WRITERS = 8;
     /** Entities the rows are spread over, {@code ENTITIES / WRITERS} owned by each writer. */
@@ -87,12 +83,7 @@ public final class E2eBench {
         String report;
         try (KafkaBroker broker = Brokers.start(Map.of()); PostgresDatabase pg = PostgresDatabase.start()) {
             pg.executeResource("io/changestream/cdc/sql/postgres.sql");
-            TopicCatalog catalog = new TopicCatalog(ns).withReplicationFactor((short) 1)
-                    .withPartitions(CatalogTopic.CHANGES, 12);
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    broker.bootstrapServers()))) {
-                new TopicProvisioner(admin).provision(catalog.all());
-            }
+            TopicCatalog catalog = AlertBenchSupport.provision(broker, ns);
             try (CdcConnector cdc = new CdcConnector(CdcConfig.fromMap(cdcSettings(pg, broker, ns))).start();
                  AlertService alerts = AlertService.start(AlertServiceConfig.from(alertSettings(broker, ns),
                          Map.of()))) {
@@ -101,7 +92,7 @@ public final class E2eBench {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
                 }
                 for (int i = 0; i < subscriptions; i++) {
-                    subscribe(alerts.httpPort(), "bench-" + i, receiver.url("/alerts"));
+                    AlertBenchSupport.subscribe(alerts.httpPort(), "bench-" + i, receiver.url("/alerts"), null);
                 }
                 warmUp(pg, rate, receiver, subscriptions);
                 receiver.reset();
@@ -140,7 +131,7 @@ public final class E2eBench {
         Thread t = new Thread(() -> {
             HttpClient http = HttpClient.newHttpClient();
             HttpRequest status = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/api/v1/runtime/status")).header("Authorization", "Bearer " + TOKEN).build();
+                    + "/api/v1/runtime/status")).header("Authorization", "Bearer " + AlertBenchSupport.TOKEN).build();
             java.util.regex.Pattern lag = java.util.regex.Pattern.compile("\"consumerLag\":(\\d+)");
             try {
                 while (!Thread.currentThread().isInterrupted()) {
@@ -206,34 +197,12 @@ public final class E2eBench {
     }
 
     private static Map<String, String> alertSettings(KafkaBroker broker, String ns) {
-        Map<String, String> s = new HashMap<>();
-        s.put("kafka.bootstrap.servers", broker.bootstrapServers());
-        s.put("topics.namespace", ns);
-        s.put("group.id", "bench-e2e-alerts");
-        s.put("http.host", "127.0.0.1");
-        s.put("http.port", "0");
-        s.put("admin.bearerToken", TOKEN);
-        s.put("destinations.allowPrivateAddresses", "true");
+        Map<String, String> s = AlertBenchSupport.settings(broker, ns, "bench-e2e-alerts");
         String lanes = System.getenv("E2E_LANES");
         if (lanes != null && !lanes.isBlank()) {
             s.put("runtime.lanes", lanes);
         }
         return s;
-    }
-
-    private static void subscribe(int port, String name, String endpoint) throws Exception {
-        String body = """
-                {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
-                 "resources": ["all"], "input": {"filters": [], "actions": []},
-                 "destinations": [{"category": "External", "type": "Webhook", "config": {"endpoint": "%s"}}]}
-                """.formatted(name, endpoint);
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/api/v1/events/subscriptions"))
-                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 201) {
-            throw new IllegalStateException("subscription not created: " + r.statusCode() + " " + r.body());
-        }
     }
 
     /**

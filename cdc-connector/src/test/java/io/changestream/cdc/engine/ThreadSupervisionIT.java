@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.http.HealthServer;
 import io.changestream.cdc.it.Configs;
+import io.changestream.cdc.it.PlatformMariaDb;
 import io.changestream.cdc.it.Rows;
 import io.changestream.cdc.it.TopicReader;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
-import io.changestream.testkit.MariaDbServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -22,9 +22,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A capture or lease thread that dies (test hook: it throws an {@link Error} as a crash would) is restarted and
@@ -35,22 +34,10 @@ class ThreadSupervisionIT {
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    private static MariaDbServer db;
-    private static KafkaBroker broker;
+    @RegisterExtension
+    static final PlatformMariaDb MARIADB = new PlatformMariaDb();
 
-    @BeforeAll
-    static void start() {
-        db = MariaDbServer.start();
-        db.executeResource("io/changestream/cdc/sql/mysql.sql");
-        broker = Brokers.shared();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (db != null) {
-            db.close();
-        }
-    }
+    private static final KafkaBroker BROKER = Brokers.shared();
 
     /** The capture loop and its health endpoint, as {@code CdcConnector} wires them. */
     private record Service(CaptureLoop loop, HealthServer http, PrometheusMeterRegistry registry)
@@ -79,22 +66,22 @@ class ThreadSupervisionIT {
     }
 
     private static Map<String, String> settings(String ns, String name) {
-        Map<String, String> s = new HashMap<>(Configs.mariadb(db, broker, ns, name));
+        Map<String, String> s = new HashMap<>(Configs.mariadb(MARIADB.db(), BROKER, ns, name));
         s.put("restart.backoff.ms", "100");
         s.put("restart.backoff.max.ms", "1000");
         return s;
     }
 
     private static void insert(String id) {
-        db.execute("INSERT INTO change_event (json) VALUES (" + Rows.literal(Rows.changeEvent(id, "entityCreated",
-                "table", UUID.randomUUID().toString(), 1, "")) + ")");
+        MARIADB.db().execute("INSERT INTO change_event (json) VALUES (" + Rows.literal(Rows.changeEvent(id,
+                "entityCreated", "table", UUID.randomUUID().toString(), 1, "")) + ")");
     }
 
     @Test
     void aDeadCaptureOrLeaseThreadIsRestartedAndCaptureGoesOn() throws Exception {
         String ns = "supervise-" + UUID.randomUUID().toString().substring(0, 8) + ".";
         try (Service service = Service.start(settings(ns, "cs-supervise"));
-             TopicReader changes = new TopicReader(broker, ns + "changes")) {
+             TopicReader changes = new TopicReader(BROKER, ns + "changes")) {
             await().atMost(Duration.ofSeconds(90)).until(service.loop()::streaming);
             for (String role : new String[] {CaptureLoop.CAPTURE, CaptureLoop.LEASE}) {
                 service.loop().crash(role, new OutOfMemoryError("test hook: " + role + " thread dies"));

@@ -20,6 +20,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The connector against a real MariaDB (ROW binlog, schema history in Kafka) and a real broker: envelopes, pipeline
@@ -30,14 +31,16 @@ class MariaDbCaptureIT {
     private static final String NS = "maria-it-" + UUID.randomUUID().toString().substring(0, 8) + ".";
     private static final String EXISTING_ID = UUID.randomUUID().toString();
 
+    @RegisterExtension
+    static final PlatformMariaDb MARIADB = new PlatformMariaDb();
+
     private static MariaDbServer db;
     private static KafkaBroker broker;
     private static CdcConnector connector;
 
     @BeforeAll
     static void start() {
-        db = MariaDbServer.start();
-        db.executeResource("io/changestream/cdc/sql/mysql.sql");
+        db = MARIADB.db();
         broker = Brokers.shared();
         insertChangeEvent(Rows.changeEvent(EXISTING_ID, "entityCreated", "table", UUID.randomUUID().toString(), 1, ""));
         connector = new CdcConnector(CdcConfig.fromMap(Configs.mariadb(db, broker, NS, "cs-maria"))).start();
@@ -48,9 +51,6 @@ class MariaDbCaptureIT {
     static void stop() {
         if (connector != null) {
             connector.close();
-        }
-        if (db != null) {
-            db.close();
         }
     }
 

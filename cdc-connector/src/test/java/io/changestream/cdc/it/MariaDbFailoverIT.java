@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
-import io.changestream.testkit.MariaDbServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +22,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * MariaDB failover with the lease: two connector instances (child JVMs, no {@code database.server.id} set, so each
@@ -42,27 +40,15 @@ class MariaDbFailoverIT {
     private static final int ENTITIES = 50;
     private static final int ROWS_PER_TX = 10;
 
-    private static MariaDbServer db;
-    private static KafkaBroker broker;
+    @RegisterExtension
+    static final PlatformMariaDb MARIADB = new PlatformMariaDb();
 
-    @BeforeAll
-    static void start() {
-        db = MariaDbServer.start();
-        db.executeResource("io/changestream/cdc/sql/mysql.sql");
-        broker = Brokers.shared();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (db != null) {
-            db.close();
-        }
-    }
+    private static final KafkaBroker BROKER = Brokers.shared();
 
     @Test
     void fiveThousandRowsSurviveTwoKillsOfTheActiveInstanceWithOneCapturerAtATime() throws Exception {
         String ns = "maria-kill-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-        Map<String, String> settings = new HashMap<>(Configs.mariadb(db, broker, ns, "cs-maria-kill"));
+        Map<String, String> settings = new HashMap<>(Configs.mariadb(MARIADB.db(), BROKER, ns, "cs-maria-kill"));
         settings.put("lease.session.timeout.ms", "6000");
         CrashWorkload rows = new CrashWorkload(ROWS, ENTITIES);
         List<ConnectorProcess> processes = new ArrayList<>();
@@ -73,13 +59,14 @@ class MariaDbFailoverIT {
             processes.add(ConnectorProcess.start("maria-kill-2", settings));
             ConnectorProcess active = awaitActive(processes, Duration.ofSeconds(120));
             // a few hundred rows/s, so both kills land mid-stream
-            inserts = rows.start(db::connection, "INSERT INTO change_event (json) VALUES (?)", ROWS_PER_TX, 60);
+            inserts = rows.start(MARIADB.db()::connection, "INSERT INTO change_event (json) VALUES (?)", ROWS_PER_TX,
+                    60);
             Set<Long> epochsSeen = new HashSet<>();
             for (int kill = 1; kill <= 2; kill++) {
                 int threshold = ROWS * (kill == 1 ? 20 : 55) / 100;
                 int holders = kill;
                 // kill the active instance once it has produced under its own epoch, mid-stream
-                try (TopicReader watch = new TopicReader(broker, ns + "changes")) {
+                try (TopicReader watch = new TopicReader(BROKER, ns + "changes")) {
                     await().atMost(Duration.ofSeconds(120)).until(() -> {
                         watch.poll().forEach(r -> epochsSeen.add(Long.parseLong(header(r, "cs.lease.epoch"))));
                         return rows.committed() >= threshold && epochsSeen.size() >= holders;
@@ -97,7 +84,7 @@ class MariaDbFailoverIT {
             inserts.get(180, TimeUnit.SECONDS);
 
             List<ConsumerRecord<String, String>> records;
-            try (TopicReader reader = new TopicReader(broker, ns + "changes")) {
+            try (TopicReader reader = new TopicReader(BROKER, ns + "changes")) {
                 records = rows.awaitEveryIdInOrder(reader, Duration.ofSeconds(120), (r, v) -> { });
             }
 

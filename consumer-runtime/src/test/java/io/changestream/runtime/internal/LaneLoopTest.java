@@ -12,6 +12,7 @@ import io.changestream.runtime.Outcome;
 import io.changestream.runtime.Processor;
 import io.changestream.runtime.RetriableException;
 import io.changestream.state.StateManager;
+import io.changestream.testkit.TestClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,7 +45,7 @@ class LaneLoopTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final ManualClock clock = new ManualClock();
+    private final TestClock clock = TestClock.frozenAt(Instant.ofEpochMilli(1_000_000));
     private final StateManager<OwnedPartition> state = new StateManager<>(clock);
     private final DelayScheduler delays = new DelayScheduler();
     private final LaneAssigner assigner = LaneAssigner.of(KeyAssignment.LEAST_LOADED, 1);
