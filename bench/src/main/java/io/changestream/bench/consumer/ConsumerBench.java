@@ -35,7 +35,7 @@ public final class ConsumerBench {
     static final int LANES = 64;
     static final long WORK_MILLIS = 5;
     static final int IO_LIMIT = (int) (LANES * 1000 / WORK_MILLIS);
-    static final int NOOP_ROUNDS = 5;
+    static final int NOOP_ROUNDS = Integer.getInteger("consumer.bench.noopRounds", 5);
     static final int NOOP_RECORDS = Integer.getInteger("consumer.bench.noopRecords", 300_000);
     static final int NOOP_LANES = 4;
     /** Lanes of the asynchronous contender: calls, not lanes, are its concurrency. */

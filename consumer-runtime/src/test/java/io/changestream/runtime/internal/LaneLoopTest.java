@@ -132,6 +132,24 @@ class LaneLoopTest {
     }
 
     @Test
+    void theFailureHandlerLogsInTheFailedRecordsContextAndTheNextCallSeesOnlyItsOwn() {
+        List<Map<String, String>> contexts = new CopyOnWriteArrayList<>();
+        start(e -> {
+            Map<String, String> mdc = org.slf4j.MDC.getCopyOfContextMap();
+            contexts.add(mdc == null ? Map.of() : Map.copyOf(mdc));
+            return e.value().equals("a1") ? Outcome.fail("bad") : Outcome.success();
+        }, (e, f) -> {
+            contexts.add(Map.of("handler", String.valueOf(org.slf4j.MDC.get(LaneLoop.MDC_RECORD))));
+            failures.add(f);
+        }, 3, 60_000);
+        offer("a", "a1");
+        offer("b", "b1");
+        awaitCommittable(2);
+        assertEquals(List.of(Map.of(LaneLoop.MDC_RECORD, "t-0@0"), Map.of("handler", "t-0@0"),
+                Map.of(LaneLoop.MDC_RECORD, "t-0@1")), contexts);
+    }
+
+    @Test
     void theLanesLogContextNamesTheRecordAndKeysTheProcessorAddedDoNotReachTheNextRecord() {
         List<Map<String, String>> contexts = new CopyOnWriteArrayList<>();
         start(e -> {
