@@ -99,6 +99,17 @@ final class LaneLoop<K, V> {
     /** A synchronous call longer than this flushes pending completions before the next call. */
     static final long SLOW_CALL_NANOS = 50_000;
     private long lastCallNanos;
+    /**
+     * Worker: when the last synchronous call ended. While the worker goes straight from one call to the next (no
+     * wait, no flush in between) that stamp is the next call's start: one clock read per record, not two; the timer
+     * then counts the lane's own sub-microsecond step between calls as processing time (decision 1610).
+     */
+    private long stampNanos;
+    private boolean stampFresh;
+    /** Worker: the wall clock as last read, and when (nanoTime); re-read once a millisecond has passed. */
+    private long millisRead;
+    private long millisReadAtNanos;
+    private boolean millisKnown;
     /** The log context of the record being processed (each worker thread has its own MDC). */
     private final RecordLogContext log = new RecordLogContext();
     /** Worker: buffered bytes of items done since the last flush, handed to the shared counter with the offsets. */
@@ -351,6 +362,8 @@ final class LaneLoop<K, V> {
             flushDone();
         }
         log.clear(); // the last record's key does not outlive its batch
+        stampFresh = false; // the worker may wait: the next call starts at its own time, the clock is read again
+        millisKnown = false;
         if (lane.drainTo(inHand, DRAIN_BATCH, IDLE_WAIT_MILLIS) > 0) {
             for (Object o : inHand) {
                 if (o instanceof WorkItem<?, ?> w) {
@@ -503,8 +516,8 @@ final class LaneLoop<K, V> {
         if (doneCount > 0 && lastCallNanos > SLOW_CALL_NANOS) {
             flushDone(); // a slow processor gains nothing from batching: never hold a completion across a call
         }
-        long start = System.nanoTime();
-        item.begin(ctx.clock().millis());
+        long start = stampFresh ? stampNanos : System.nanoTime();
+        item.begin(startMillis(start));
         Outcome outcome = null;
         Throwable thrown = null;
         log.enter(item.partition.coordinatesPrefix + item.event().offset());
@@ -527,7 +540,10 @@ final class LaneLoop<K, V> {
         if (fatal(thrown)) {
             throw (Error) thrown; // laneError: the event stays not done, the runtime fails
         }
-        lastCallNanos = System.nanoTime() - start;
+        long end = System.nanoTime();
+        lastCallNanos = end - start;
+        stampNanos = end;
+        stampFresh = true;
         Step step = decide(item, outcome, thrown, lastCallNanos);
         // a release store: publishing "not busy" may lag by nanoseconds (a revoke or the watchdog then looks again),
         // setting it before the revoke check above must not (that one stays a full volatile store)
@@ -702,8 +718,22 @@ final class LaneLoop<K, V> {
         }
     }
 
+    /**
+     * Worker: the wall-clock start of an attempt that starts at {@code nanos}, for the timeout watchdog. The clock is
+     * read at most once a millisecond: the start may be up to 1 ms early, so a timeout may fire up to 1 ms early.
+     */
+    private long startMillis(long nanos) {
+        if (!millisKnown || nanos - millisReadAtNanos >= 1_000_000) {
+            millisRead = ctx.clock().millis();
+            millisReadAtNanos = nanos;
+            millisKnown = true;
+        }
+        return millisRead;
+    }
+
     /** Worker: hands the pending completions to the StateManager, one call per run of one partition. */
     private void flushDone() {
+        stampFresh = false;
         if (doneBytes != 0) {
             ctx.bufferedBytes().add(-doneBytes);
             doneBytes = 0;
