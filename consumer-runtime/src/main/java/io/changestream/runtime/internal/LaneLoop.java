@@ -241,6 +241,8 @@ final class LaneLoop<K, V> {
 
     private void run(WorkItem<K, V> timedOut) {
         Thread me = Thread.currentThread();
+        stampFresh = false; // a worker replacing a timed-out one: the old one's last stamp is long past
+        millisKnown = false;
         if (timedOut != null && !afterTimeout(timedOut)) {
             return;
         }

@@ -254,6 +254,49 @@ class LaneLoopTest {
     }
 
     @Test
+    void theWorkerReplacingATimedOutOneTimesItsNextCallFromItsOwnStart() {
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        start(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            if (e.value().equals("g0")) {
+                gate.await();
+            } else if (e.value().equals("a1")) {
+                release.await();
+            }
+            return Outcome.success();
+        }, (e, f) -> failures.add(f), 3, 500);
+        for (int i = 0; i < 20_000; i++) { // warm the lane up: fast calls keep their completions batched
+            long offset = nextOffset++;
+            state.track(partition, offset);
+            String key = "w" + (i % 10);
+            WorkItem<String, String> w = new WorkItem<>(new Event<>("t", 0, offset, key, "w", new RecordHeaders(), 0,
+                    TimestampType.CREATE_TIME, 1), partition, key, assigner.acquire(key), System.nanoTime(), 0);
+            while (!lane.lane.offer(w)) {
+                Thread.onSpinWait();
+            }
+        }
+        awaitCommittable(20_000);
+        offer("g", "g0");
+        Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).atMost(WAIT)
+                .until(() -> seen.contains("g0#1"));
+        offer("b", "b0"); // b0, a1 and a2 reach the worker in one batch, after g0
+        offer("a", "a1");
+        offer("a", "a2");
+        gate.countDown();
+        // a1 is stuck for at least 500 ms after b0's call ended
+        Awaitility.await().pollDelay(Duration.ofMillis(500)).atMost(WAIT).until(() -> seen.contains("a1#1"));
+        clock.advance(Duration.ofMillis(501));
+        timer.tick();
+        awaitCommittable(20_004);
+        release.countDown();
+        double slowestMillis = registry.get("changestream.runtime.processing").tag("outcome", "success").timer()
+                .max(java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertTrue(slowestMillis < 250, "g0 waited a few ms, b0 and a2 took microseconds; the slowest success read "
+                + slowestMillis + " ms (a2 timed from b0's end?)");
+    }
+
+    @Test
     void aRevokeDropsTheRevokedPartitionsParkedAndQueuedEvents() {
         start(e -> Outcome.retryAfter(Duration.ofMinutes(1), "never now"));
         offer("a", "a1");
