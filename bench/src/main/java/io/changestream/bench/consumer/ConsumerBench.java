@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * {@code ops/bench consumer}: pre-fills topics on an in-JVM broker (12 partitions, keys drawn from 10,000 random
  * ids), then, each contender in a fresh group: (1) I/O-bound, 100,000 records, 5 ms of sleep per record: the runtime
  * with 64 lanes (default settings otherwise) vs Confluent Parallel Consumer (KEY ordering, maxConcurrency 64) vs the
- * limit 64 / 5 ms = 12,800/s; (2) no-op, 300,000 records (system property {@code consumer.bench.noopRecords}): the runtime (one consumer thread,
- * {@value #NOOP_LANES} lanes, HASH key assignment) vs a bare poll loop, interleaved, best of {@value #NOOP_ROUNDS}
- * after a warm-up round each. Throughput is steady state, first to last record; start-up (group join, first fetch)
+ * limit 64 / 5 ms = 12,800/s; (2) no-op, 300,000 records (system property {@code consumer.bench.noopRecords}): the
+ * runtime (one consumer thread, {@value #NOOP_LANES} lanes, HASH key assignment) vs a bare poll loop, interleaved,
+ * best of 5 rounds ({@code consumer.bench.noopRounds}) after a warm-up round each. Throughput is steady state, first to last record; start-up (group join, first fetch)
  * is shown apart. Prints a table, then the RESULT line.
  */
 public final class ConsumerBench {
@@ -35,7 +35,7 @@ public final class ConsumerBench {
     static final int LANES = 64;
     static final long WORK_MILLIS = 5;
     static final int IO_LIMIT = (int) (LANES * 1000 / WORK_MILLIS);
-    static final int NOOP_ROUNDS = 5;
+    static final int NOOP_ROUNDS = Integer.getInteger("consumer.bench.noopRounds", 5);
     static final int NOOP_RECORDS = Integer.getInteger("consumer.bench.noopRecords", 300_000);
     static final int NOOP_LANES = 4;
     /** Lanes of the asynchronous contender: calls, not lanes, are its concurrency. */

@@ -74,6 +74,8 @@ final class LaneLoop<K, V> {
     final Lane<K, V> lane;
     private final Processing<K, V> ctx;
     private final RandomGenerator random;
+    /** The processing timer of successful attempts, the hot path's one (no map look-up per record). */
+    private final io.micrometer.core.instrument.Timer successTimer;
     private final String threadPrefix;
     private final ArrayDeque<Object> inHand = new ArrayDeque<>();
     private final Map<Object, Chain<K, V>> parked = new ConcurrentHashMap<>();
@@ -97,8 +99,32 @@ final class LaneLoop<K, V> {
     /** A synchronous call longer than this flushes pending completions before the next call. */
     static final long SLOW_CALL_NANOS = 50_000;
     private long lastCallNanos;
+    /**
+     * Worker: when the last synchronous call ended. While the worker goes straight from one call to the next (no
+     * wait, no flush in between) that stamp is the next call's start: one clock read per record, not two; the timer
+     * then counts the lane's own sub-microsecond step between calls as processing time (decision 1610).
+     */
+    private long stampNanos;
+    private boolean stampFresh;
+    /** Worker: the wall clock as last read, and when (nanoTime); re-read once a millisecond has passed. */
+    private long millisRead;
+    private long millisReadAtNanos;
+    private boolean millisKnown;
+    /** The log context of the record being processed (each worker thread has its own MDC). */
+    private final RecordLogContext log = new RecordLogContext();
+    /** Worker: buffered bytes of items done since the last flush, handed to the shared counter with the offsets. */
+    private long doneBytes;
     private volatile Thread worker;
     private volatile WorkItem<K, V> current;
+    private static final java.lang.invoke.VarHandle CURRENT;
+
+    static {
+        try {
+            CURRENT = java.lang.invoke.MethodHandles.lookup().findVarHandle(LaneLoop.class, "current", WorkItem.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private volatile boolean stopping;
     private int generation;
 
@@ -108,6 +134,7 @@ final class LaneLoop<K, V> {
         this.ctx = ctx;
         this.random = random;
         this.threadPrefix = threadPrefix;
+        this.successTimer = ctx.metrics().processing(RuntimeMetrics.Outcome.SUCCESS);
     }
 
     void start() {
@@ -214,6 +241,8 @@ final class LaneLoop<K, V> {
 
     private void run(WorkItem<K, V> timedOut) {
         Thread me = Thread.currentThread();
+        stampFresh = false; // a worker replacing a timed-out one: the old one's last stamp is long past
+        millisKnown = false;
         if (timedOut != null && !afterTimeout(timedOut)) {
             return;
         }
@@ -241,9 +270,10 @@ final class LaneLoop<K, V> {
                 laneError(e);
             }
         }
-        if (worker == me && doneCount > 0) {
+        if (worker == me && (doneCount > 0 || doneBytes != 0)) {
             flushDone();
         }
+        log.clear();
     }
 
     /**
@@ -252,6 +282,7 @@ final class LaneLoop<K, V> {
      * event stays not done, the runtime is told (and reports itself not live), the thread ends.
      */
     private void laneError(Throwable e) {
+        log.clear();
         WorkItem<K, V> item = current;
         current = null;
         ctx.metrics().laneErrors.increment();
@@ -313,7 +344,7 @@ final class LaneLoop<K, V> {
      * queued events stay queued, so per-key order holds).
      */
     private void awaitCallSlot() throws InterruptedException {
-        if (doneCount > 0) {
+        if (doneCount > 0 || doneBytes != 0) {
             flushDone();
         }
         long wait = running > 0 ? IDLE_WAIT_MILLIS : CALL_SLOT_WAIT_MILLIS;
@@ -329,9 +360,12 @@ final class LaneLoop<K, V> {
 
     /** Takes the next batch from the lane; records the enqueue wait of its oldest event (one sample per batch). */
     private void drain() throws InterruptedException {
-        if (doneCount > 0) {
+        if (doneCount > 0 || doneBytes != 0) {
             flushDone();
         }
+        log.clear(); // the last record's key does not outlive its batch
+        stampFresh = false; // the worker may wait: the next call starts at its own time, the clock is read again
+        millisKnown = false;
         if (lane.drainTo(inHand, DRAIN_BATCH, IDLE_WAIT_MILLIS) > 0) {
             for (Object o : inHand) {
                 if (o instanceof WorkItem<?, ?> w) {
@@ -378,7 +412,8 @@ final class LaneLoop<K, V> {
         }
         Step step = attempt(item);
         if (step == Step.DONE || step == Step.DROPPED) {
-            finished(item);
+            ctx.assigner().release(item.routingKey, item.lane);
+            doneBytes += item.bytes; // handed to the shared counter with the next flush of completions
         } else if (step == Step.RUNNING) {
             Chain<K, V> chain = new Chain<>();
             chain.items.addLast(item);
@@ -483,11 +518,11 @@ final class LaneLoop<K, V> {
         if (doneCount > 0 && lastCallNanos > SLOW_CALL_NANOS) {
             flushDone(); // a slow processor gains nothing from batching: never hold a completion across a call
         }
-        long start = System.nanoTime();
-        item.begin(ctx.clock().millis());
+        long start = stampFresh ? stampNanos : System.nanoTime();
+        item.begin(startMillis(start));
         Outcome outcome = null;
         Throwable thrown = null;
-        org.slf4j.MDC.put(MDC_RECORD, item.partition.coordinatesPrefix + item.event().offset());
+        log.enter(item.partition.coordinatesPrefix + item.event().offset());
         try {
             outcome = ctx.processor().process(item.event());
             if (outcome == null) {
@@ -496,9 +531,9 @@ final class LaneLoop<K, V> {
         } catch (Throwable t) {
             thrown = t;
         } finally {
-            // the lane's log context lives for one record (the processor may add keys). Removing only the record's
-            // key and asking for a copy of the rest to decide on a clear measured dearer than this (decision 1130)
-            org.slf4j.MDC.clear();
+            // keys the processor added do not reach the next record; `record` itself may stay until the next one
+            // replaces it (decision 1610)
+            log.leave();
         }
         if (!item.finish()) {
             Thread.interrupted();
@@ -507,9 +542,14 @@ final class LaneLoop<K, V> {
         if (fatal(thrown)) {
             throw (Error) thrown; // laneError: the event stays not done, the runtime fails
         }
-        lastCallNanos = System.nanoTime() - start;
+        long end = System.nanoTime();
+        lastCallNanos = end - start;
+        stampNanos = end;
+        stampFresh = true;
         Step step = decide(item, outcome, thrown, lastCallNanos);
-        current = null;
+        // a release store: publishing "not busy" may lag by nanoseconds (a revoke or the watchdog then looks again),
+        // setting it before the revoke check above must not (that one stays a full volatile store)
+        CURRENT.setRelease(this, null);
         return step;
     }
 
@@ -604,7 +644,7 @@ final class LaneLoop<K, V> {
             return handFailure(item, new Failure(Failure.Kind.NOT_RETRIABLE, reason, thrown, attempt));
         }
         if (outcome instanceof Outcome.Success) {
-            ctx.metrics().processing(RuntimeMetrics.Outcome.SUCCESS).record(nanos, TimeUnit.NANOSECONDS);
+            successTimer.record(nanos, TimeUnit.NANOSECONDS);
             markDone(item);
             return Step.DONE;
         }
@@ -639,6 +679,7 @@ final class LaneLoop<K, V> {
 
     private Step handFailure(WorkItem<K, V> item, Failure failure) {
         try {
+            log.enter(item.partition.coordinatesPrefix + item.event().offset());
             ctx.failureHandler().onFailure(item.event(), failure);
         } catch (Throwable t) {
             item.failure = failure;
@@ -652,6 +693,8 @@ final class LaneLoop<K, V> {
                 Thread.currentThread().interrupt();
             }
             return Step.PARKED;
+        } finally {
+            log.clear(); // an asynchronous processor's calls run without a record in the log context
         }
         item.failure = null;
         ctx.metrics().finalFailure(failure.kind()).increment();
@@ -677,8 +720,26 @@ final class LaneLoop<K, V> {
         }
     }
 
+    /**
+     * Worker: the wall-clock start of an attempt that starts at {@code nanos}, for the timeout watchdog. The clock is
+     * read at most once a millisecond: the start may be up to 1 ms early, so a timeout may fire up to 1 ms early.
+     */
+    private long startMillis(long nanos) {
+        if (!millisKnown || nanos - millisReadAtNanos >= 1_000_000) {
+            millisRead = ctx.clock().millis();
+            millisReadAtNanos = nanos;
+            millisKnown = true;
+        }
+        return millisRead;
+    }
+
     /** Worker: hands the pending completions to the StateManager, one call per run of one partition. */
     private void flushDone() {
+        stampFresh = false;
+        if (doneBytes != 0) {
+            ctx.bufferedBytes().add(-doneBytes);
+            doneBytes = 0;
+        }
         int from = 0;
         for (int i = 1; i <= doneCount; i++) {
             if (i == doneCount || donePartitions[i] != donePartitions[from]) {

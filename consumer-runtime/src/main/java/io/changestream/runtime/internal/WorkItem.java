@@ -81,10 +81,13 @@ final class WorkItem<K, V> {
         return e;
     }
 
-    /** Worker thread: an attempt starts now. */
+    /**
+     * Worker thread: an attempt starts now. A release store (no fence): the watchdog that sees RUNNING sees the start
+     * time, and one that sees the attempt a moment late times it out a moment late.
+     */
     void begin(long nowMillis) {
         startedAtMillis = nowMillis;
-        state = RUNNING;
+        STATE.lazySet(this, RUNNING);
     }
 
     /** Worker thread: the attempt returned; false if the watchdog had already timed it out. */

@@ -133,6 +133,24 @@ class LaneLoopTest {
     }
 
     @Test
+    void theFailureHandlerLogsInTheFailedRecordsContextAndTheNextCallSeesOnlyItsOwn() {
+        List<Map<String, String>> contexts = new CopyOnWriteArrayList<>();
+        start(e -> {
+            Map<String, String> mdc = org.slf4j.MDC.getCopyOfContextMap();
+            contexts.add(mdc == null ? Map.of() : Map.copyOf(mdc));
+            return e.value().equals("a1") ? Outcome.fail("bad") : Outcome.success();
+        }, (e, f) -> {
+            contexts.add(Map.of("handler", String.valueOf(org.slf4j.MDC.get(LaneLoop.MDC_RECORD))));
+            failures.add(f);
+        }, 3, 60_000);
+        offer("a", "a1");
+        offer("b", "b1");
+        awaitCommittable(2);
+        assertEquals(List.of(Map.of(LaneLoop.MDC_RECORD, "t-0@0"), Map.of("handler", "t-0@0"),
+                Map.of(LaneLoop.MDC_RECORD, "t-0@1")), contexts);
+    }
+
+    @Test
     void theLanesLogContextNamesTheRecordAndKeysTheProcessorAddedDoNotReachTheNextRecord() {
         List<Map<String, String>> contexts = new CopyOnWriteArrayList<>();
         start(e -> {
@@ -234,6 +252,49 @@ class LaneLoopTest {
         assertEquals(List.of("a1#1", "a2#1"), seen);
         assertEquals(1.0, registry.get("changestream.runtime.timed.out.threads").counter().count());
         release.countDown();
+    }
+
+    @Test
+    void theWorkerReplacingATimedOutOneTimesItsNextCallFromItsOwnStart() {
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        start(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            if (e.value().equals("g0")) {
+                gate.await();
+            } else if (e.value().equals("a1")) {
+                release.await();
+            }
+            return Outcome.success();
+        }, (e, f) -> failures.add(f), 3, 500);
+        for (int i = 0; i < 20_000; i++) { // warm the lane up: fast calls keep their completions batched
+            long offset = nextOffset++;
+            state.track(partition, offset);
+            String key = "w" + (i % 10);
+            WorkItem<String, String> w = new WorkItem<>(new Event<>("t", 0, offset, key, "w", new RecordHeaders(), 0,
+                    TimestampType.CREATE_TIME, 1), partition, key, assigner.acquire(key), System.nanoTime(), 0);
+            while (!lane.lane.offer(w)) {
+                Thread.onSpinWait();
+            }
+        }
+        awaitCommittable(20_000);
+        offer("g", "g0");
+        Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).atMost(WAIT)
+                .until(() -> seen.contains("g0#1"));
+        offer("b", "b0"); // b0, a1 and a2 reach the worker in one batch, after g0
+        offer("a", "a1");
+        offer("a", "a2");
+        gate.countDown();
+        // a1 is stuck for at least 500 ms after b0's call ended
+        Awaitility.await().pollDelay(Duration.ofMillis(500)).atMost(WAIT).until(() -> seen.contains("a1#1"));
+        clock.advance(Duration.ofMillis(501));
+        timer.tick();
+        awaitCommittable(20_004);
+        release.countDown();
+        double slowestMillis = registry.get("changestream.runtime.processing").tag("outcome", "success").timer()
+                .max(java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertTrue(slowestMillis < 250, "g0 waited a few ms, b0 and a2 took microseconds; the slowest success read "
+                + slowestMillis + " ms (a2 timed from b0's end?)");
     }
 
     @Test
