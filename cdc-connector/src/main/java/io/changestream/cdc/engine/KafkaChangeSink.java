@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -38,6 +39,8 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
 
     /** Header with the capture time (epoch ms) the SMT read from Debezium's envelope. */
     static final String CAPTURED_HEADER = ChangeEventTransform.CAPTURED_HEADER;
+    /** A capture time: epoch milliseconds (compiled once: it is checked for every row). */
+    private static final Pattern CAPTURE_TIME = Pattern.compile("\\d{1,18}");
 
     private final Producer<String, String> producer;
     private final long ackTimeoutMs;
@@ -142,7 +145,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         if (outcome == Outcome.PRODUCED) {
             String captured = header(record, CAPTURED_HEADER);
             metrics.captured(record.timestamp() == null ? 0 : record.timestamp(),
-                    captured == null || !captured.matches("\\d{1,18}") ? 0 : Long.parseLong(captured),
+                    captured == null || !CAPTURE_TIME.matcher(captured).matches() ? 0 : Long.parseLong(captured),
                     numericPosition(header(record, ChangeEventTransform.POSITION_HEADER)));
         }
     }
