@@ -176,18 +176,30 @@ public final class HttpSender implements AutoCloseable {
         return answer;
     }
 
-    /** Keeps the first {@code max} bytes of a response body (for the failure reason), discards the rest. */
+    /**
+     * Keeps the first {@code max} bytes of a response body (for the failure reason), discards the rest. The buffer
+     * grows with what arrives: most answers have an empty or short body, and one buffer of {@code max} per request
+     * would be allocated (and zeroed) for nothing.
+     */
     private abstract static class BoundedBody implements Response.Listener {
-        private final byte[] kept;
+        private static final byte[] NONE = new byte[0];
+        private final int max;
+        private byte[] kept = NONE;
         private int size;
 
         BoundedBody(int max) {
-            this.kept = new byte[max];
+            this.max = max;
         }
 
         @Override
         public void onContent(Response response, ByteBuffer content) {
-            int n = Math.min(content.remaining(), kept.length - size);
+            int n = Math.min(content.remaining(), max - size);
+            if (n <= 0) {
+                return;
+            }
+            if (size + n > kept.length) {
+                kept = java.util.Arrays.copyOf(kept, Math.min(max, Math.max(size + n, 2 * kept.length)));
+            }
             content.get(kept, size, n);
             size += n;
         }

@@ -19,7 +19,7 @@ final class LocalReceiver implements AutoCloseable {
         }
     }
 
-    record Reply(int status, Map<String, String> headers, CountDownLatch holdUntil) {
+    record Reply(int status, Map<String, String> headers, CountDownLatch holdUntil, String body) {
     }
 
     private final LoopbackHttpServer server;
@@ -44,7 +44,7 @@ final class LocalReceiver implements AutoCloseable {
                     }
                 }
             }
-            byte[] answer = ("status " + status).getBytes();
+            byte[] answer = (reply != null && reply.body() != null ? reply.body() : "status " + status).getBytes();
             exchange.sendResponseHeaders(status, answer.length);
             exchange.getResponseBody().write(answer);
             exchange.close();
@@ -56,7 +56,13 @@ final class LocalReceiver implements AutoCloseable {
     }
 
     LocalReceiver then(int status, Map<String, String> headers) {
-        script.add(new Reply(status, headers, null));
+        script.add(new Reply(status, headers, null, null));
+        return this;
+    }
+
+    /** The next request is answered with {@code status} and this body. */
+    LocalReceiver thenBody(int status, String body) {
+        script.add(new Reply(status, Map.of(), null, body));
         return this;
     }
 
@@ -65,7 +71,7 @@ final class LocalReceiver implements AutoCloseable {
     }
 
     LocalReceiver thenHold(CountDownLatch latch) {
-        script.add(new Reply(200, Map.of(), latch));
+        script.add(new Reply(200, Map.of(), latch, null));
         return this;
     }
 

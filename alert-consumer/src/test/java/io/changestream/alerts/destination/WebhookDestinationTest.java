@@ -95,6 +95,15 @@ class WebhookDestinationTest {
     }
 
     @Test
+    void theReasonCarriesTheAnswersBodyUpToMaxResponseBytes() {
+        String big = "x".repeat(3 * HttpSettings.DEFAULTS.maxResponseBytes());
+        receiver.thenBody(400, "nope").thenBody(400, big);
+        assertEquals("HTTP 400: nope", webhook.deliver(request("")).reason());
+        String reason = webhook.deliver(request("")).reason();
+        assertEquals("HTTP 400: " + big.substring(0, HttpSettings.DEFAULTS.maxResponseBytes()), reason);
+    }
+
+    @Test
     void theSignatureIsTheHmacOfTheExactBody() {
         webhook.deliver(request(",\"secretKey\":\"k\""));
         LocalReceiver.Received got = receiver.received().get(0);
