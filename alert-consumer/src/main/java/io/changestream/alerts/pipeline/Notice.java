@@ -32,8 +32,7 @@ record Notice(String eventId, ChangeEvent change, PipelineRunStatus run) {
 
     DeliveryRequest request(EventSubscription subscription, SubscriptionDestination destination, int attempt,
                             TraceContext trace) {
-        return (change != null ? DeliveryRequest.of(subscription, destination, change, attempt)
-                : DeliveryRequest.ofRun(subscription, destination, run, attempt)).withTrace(trace);
+        return new DeliveryRequest(subscription, destination, change, run, attempt, trace);
     }
 
     /**
