@@ -35,9 +35,12 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -75,7 +78,7 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
     private final Clock clock;
     private final Map<TopicPartition, Map<Long, Progress>> held = new ConcurrentHashMap<>();
     /** Calls running per owned partition; a released partition is absent (no new call starts). */
-    private final Map<TopicPartition, java.util.concurrent.atomic.AtomicInteger> running = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, AtomicInteger> running = new ConcurrentHashMap<>();
     private final Map<String, Streak> streaks = new ConcurrentHashMap<>();
     private final Set<String> settled;
     private final MeterRegistry meters;
@@ -155,7 +158,7 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
             return Outcome.success(); // another group's hand-off on a shared topic
         }
         TopicPartition tp = new TopicPartition(event.topic(), event.partition());
-        java.util.concurrent.atomic.AtomicInteger calls = running.get(tp);
+        AtomicInteger calls = running.get(tp);
         if (calls == null) {
             return wait(settings.recheckInterval().toMillis(), "partition released"); // dropped with it
         }
@@ -324,11 +327,8 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
     }
 
     private static DeliveryRequest request(RetryRecord r, Target t, int attempt) {
-        DeliveryRequest request = t.change() != null
-                ? DeliveryRequest.of(t.subscription(), t.group().destination(), t.change(), attempt)
-                : DeliveryRequest.ofRun(t.subscription(), t.group().destination(), t.run(), attempt);
         TraceContext trace = r.traceparent() == null ? null : TraceContext.parse(r.traceparent()).orElse(null);
-        return request.withTrace(trace);
+        return new DeliveryRequest(t.subscription(), t.group().destination(), t.change(), t.run(), attempt, trace);
     }
 
     private void deadLetter(RetryRecord r, Target t, String reason, int attempts, int retriesLeft) {
@@ -382,7 +382,7 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
     @Override
     public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
         states.awaitCurrent();
-        committedOffsets.keySet().forEach(tp -> running.put(tp, new java.util.concurrent.atomic.AtomicInteger()));
+        committedOffsets.keySet().forEach(tp -> running.put(tp, new AtomicInteger()));
     }
 
     /**
@@ -391,11 +391,11 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
      */
     @Override
     public void onReleased(Collection<TopicPartition> partitions) {
-        List<java.util.concurrent.atomic.AtomicInteger> gone = partitions.stream().map(running::remove)
-                .filter(java.util.Objects::nonNull).toList();
+        List<AtomicInteger> gone = partitions.stream().map(running::remove)
+                .filter(Objects::nonNull).toList();
         long deadline = System.nanoTime() + settings.stateCatchUp().toNanos();
         while (gone.stream().anyMatch(c -> c.get() > 0) && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+            LockSupport.parkNanos(5_000_000);
         }
         partitions.forEach(held::remove);
         states.publishNow();
