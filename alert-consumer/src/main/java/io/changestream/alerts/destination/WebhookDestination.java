@@ -36,8 +36,9 @@ public final class WebhookDestination implements Destination {
 
     /** Bytes of event JSON kept for the events' other pairs (a cache of in-flight events: 4 MiB). */
     private static final long EVENT_JSON_BYTES_KEPT = 4L << 20;
-    /** The bytes the added field names and punctuation take. */
-    private static final int SUBSCRIPTION_FIELDS = 40;
+    /** The added fields' names, as written after the event's own fields. */
+    private static final byte[] SUBSCRIPTION_ID_FIELD = "\"subscriptionId\":".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] SUBSCRIPTION_NAME_FIELD = ",\"subscriptionName\":".getBytes(StandardCharsets.UTF_8);
 
     private final HttpSender sender;
     private final Clock clock;
@@ -98,15 +99,15 @@ public final class WebhookDestination implements Destination {
         }
         byte[] id = mapper.writeValueAsBytes(request.subscription().id());
         byte[] name = mapper.writeValueAsBytes(request.subscription().name());
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(json.length + id.length + name.length
-                + SUBSCRIPTION_FIELDS);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(json.length + 1
+                + SUBSCRIPTION_ID_FIELD.length + id.length + SUBSCRIPTION_NAME_FIELD.length + name.length + 1);
         out.write(json, 0, json.length - 1);
         if (json.length > 2) {
             out.write(',');
         }
-        out.writeBytes("\"subscriptionId\":".getBytes(StandardCharsets.UTF_8));
+        out.writeBytes(SUBSCRIPTION_ID_FIELD);
         out.writeBytes(id);
-        out.writeBytes(",\"subscriptionName\":".getBytes(StandardCharsets.UTF_8));
+        out.writeBytes(SUBSCRIPTION_NAME_FIELD);
         out.writeBytes(name);
         out.write('}');
         return out.toByteArray();

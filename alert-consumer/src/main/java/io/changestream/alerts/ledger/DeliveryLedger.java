@@ -171,8 +171,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public void record(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                        String status, int attempts) {
-        await(write(immediate, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status,
-                attempts, clock.millis(), source.topic(), source.partition(), sourceOffset)));
+        await(write(immediate, source, pair(source, sourceOffset, subscriptionId, eventId, status, attempts)));
     }
 
     /**
@@ -182,8 +181,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public CompletableFuture<Void> recordAsync(TopicPartition source, long sourceOffset, String subscriptionId,
                                                String eventId, String status, int attempts) {
-        return write(producer, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status,
-                attempts, clock.millis(), source.topic(), source.partition(), sourceOffset));
+        return write(producer, source, pair(source, sourceOffset, subscriptionId, eventId, status, attempts));
     }
 
     /**
@@ -194,15 +192,27 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public void recordGroup(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                             String groupKey, String status) {
-        await(write(immediate, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey,
-                status, 0, clock.millis(), source.topic(), source.partition(), sourceOffset)));
+        await(write(immediate, source, group(source, sourceOffset, subscriptionId, eventId, groupKey, status)));
     }
 
     /** {@link #recordGroup} without waiting, like {@link #recordAsync}. */
     public CompletableFuture<Void> recordGroupAsync(TopicPartition source, long sourceOffset, String subscriptionId,
                                                     String eventId, String groupKey, String status) {
-        return write(producer, source, new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey, status, 0,
-                clock.millis(), source.topic(), source.partition(), sourceOffset));
+        return write(producer, source, group(source, sourceOffset, subscriptionId, eventId, groupKey, status));
+    }
+
+    /** The record of a settled pair. */
+    private DeliveryRecord pair(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
+                                String status, int attempts) {
+        return new DeliveryRecord(settings.groupId(), subscriptionId, eventId, null, status, attempts, clock.millis(),
+                source.topic(), source.partition(), sourceOffset);
+    }
+
+    /** The record of one destination group's progress in a pair. */
+    private DeliveryRecord group(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
+                                 String groupKey, String status) {
+        return new DeliveryRecord(settings.groupId(), subscriptionId, eventId, groupKey, status, 0, clock.millis(),
+                source.topic(), source.partition(), sourceOffset);
     }
 
     private static void await(CompletableFuture<Void> written) {
