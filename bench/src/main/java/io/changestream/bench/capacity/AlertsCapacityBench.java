@@ -45,7 +45,15 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * {@code delivery.maxConcurrentPerDestination}). Everything in this JVM (broker, service, receiver); the last line
  * printed is {@code RESULT {...}}.
  *
- * <p>Arguments: {@code --events N} (default 100,000), {@code --subscriptions N} (default 10).
+ * <p>Both contenders are reported twice: over the whole run, and in steady state — from the moment the first
+ * {@code --warmup} fraction of their requests is done to the last one. On two cores the JIT compiler alone takes
+ * half a core to a core for the first tens of seconds of each phase (16,000 compilations, ~90 CPU-seconds in a
+ * 20,000-event run), so the whole-run figure of a short run measures warm-up as much as capacity; the ratio and the
+ * RESULT's {@code deliveries_per_sec}/{@code limit_per_sec} are the steady-state ones, the {@code *_whole} fields
+ * the whole run.
+ *
+ * <p>Arguments: {@code --events N} (default 100,000), {@code --subscriptions N} (default 10), {@code --warmup F}
+ * (default 0.3).
  */
 public final class AlertsCapacityBench {
 
@@ -61,6 +69,11 @@ public final class AlertsCapacityBench {
         int subscriptions = intArg(args, "--subscriptions", 10);
         long pairs = (long) events * subscriptions;
         int concurrency = subscriptions * PER_DESTINATION;
+        double warmupFraction = Double.parseDouble(stringArg(args, "--warmup", "0.3"));
+        if (!(warmupFraction >= 0 && warmupFraction < 1)) {
+            throw new IllegalArgumentException("--warmup must be in [0, 1): " + warmupFraction);
+        }
+        long warmupPairs = (long) (pairs * warmupFraction);
         String ns = "bench-capacity.";
         String report;
         try (KafkaBroker broker = Brokers.start(Map.of()); SlowReceiver receiver = new SlowReceiver()) {
@@ -75,8 +88,8 @@ public final class AlertsCapacityBench {
             List<byte[]> bodies = prefill(broker, catalog.changes().name(), events);
 
             // the limit: a bare asynchronous client loop, same receiver, same requests, same concurrency
-            double limit = bareLoop(receiver, bodies, subscriptions, concurrency, pairs);
-            receiver.reset();
+            Rates limit = bareLoop(receiver, bodies, subscriptions, concurrency, pairs, warmupPairs);
+            receiver.reset(warmupPairs);
 
             // the service over the pre-filled topic
             long started = System.nanoTime();
@@ -100,28 +113,44 @@ public final class AlertsCapacityBench {
             }
             long delivered = receiver.distinct();
             long duplicates = receiver.hits() - delivered;
-            double spanSeconds = Math.max(1, receiver.lastMillis() - receiver.firstMillis()) / 1000.0;
-            double rate = delivered / spanSeconds;
-            report = String.format(Locale.ROOT, "%-44s %12s %10s %10s%n", "alerts-capacity (" + events + " events x "
-                            + subscriptions + " subscriptions, receiver 5 ms)", "deliveries/s", "lost", "dupes")
-                    + String.format(Locale.ROOT, "%-44s %12.0f %10d %10d%n", "alert service (one instance)", rate,
-                    pairs - delivered, duplicates)
-                    + String.format(Locale.ROOT, "%-44s %12.0f %10s %10s%n", "bare async HTTP loop, " + concurrency
-                    + " in flight (limit)", limit, "-", "-")
+            double wholeSeconds = Math.max(1, receiver.lastMillis() - receiver.firstMillis()) / 1000.0;
+            double steadySeconds = Math.max(1, receiver.lastMillis() - receiver.warmMillis()) / 1000.0;
+            Rates service = new Rates(delivered / wholeSeconds, Math.max(0, delivered - warmupPairs) / steadySeconds);
+            String warm = String.format(Locale.ROOT, "steady (after %.0f%%)", warmupFraction * 100);
+            report = String.format(Locale.ROOT, "%-44s %14s %20s %8s %8s%n", "alerts-capacity (" + events + " events x "
+                            + subscriptions + " subscriptions, receiver 5 ms)", "whole run /s", warm + " /s", "lost",
+                    "dupes")
+                    + String.format(Locale.ROOT, "%-44s %14.0f %20.0f %8d %8d%n", "alert service (one instance)",
+                    service.whole(), service.steady(), pairs - delivered, duplicates)
+                    + String.format(Locale.ROOT, "%-44s %14.0f %20.0f %8s %8s%n", "bare async HTTP loop, "
+                    + concurrency + " in flight (limit)", limit.whole(), limit.steady(), "-", "-")
+                    + String.format(Locale.ROOT, "%-44s %14.2f %20.2f%n", "ratio", service.whole() / limit.whole(),
+                    service.steady() / limit.steady())
                     + String.format(Locale.ROOT, "RESULT {\"scenario\":\"alerts-capacity\",\"events\":%d,"
-                            + "\"subscriptions\":%d,\"deliveries_per_sec\":%.0f,\"limit_per_sec\":%.0f,"
-                            + "\"ratio\":%.2f,\"lost\":%d,\"duplicates\":%d}%n", events, subscriptions, rate, limit,
-                    rate / limit, pairs - delivered, duplicates);
+                            + "\"subscriptions\":%d,\"warmup\":%.2f,\"deliveries_per_sec\":%.0f,"
+                            + "\"limit_per_sec\":%.0f,\"ratio\":%.2f,\"deliveries_per_sec_whole\":%.0f,"
+                            + "\"limit_per_sec_whole\":%.0f,\"ratio_whole\":%.2f,\"lost\":%d,\"duplicates\":%d}%n",
+                    events, subscriptions, warmupFraction, service.steady(), limit.steady(),
+                    service.steady() / limit.steady(), service.whole(), limit.whole(),
+                    service.whole() / limit.whole(), pairs - delivered, duplicates);
         }
         System.out.print(report); // after every component stopped: RESULT stays the last line
         System.out.flush();
         System.exit(0);
     }
 
+    /** Requests/s of one contender: over its whole run, and from the end of its warm-up to its last request. */
+    private record Rates(double whole, double steady) {
+    }
+
     private static int intArg(String[] args, String name, int fallback) {
+        return Integer.parseInt(stringArg(args, name, Integer.toString(fallback)));
+    }
+
+    private static String stringArg(String[] args, String name, String fallback) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
-                return Integer.parseInt(args[i + 1]);
+                return args[i + 1];
             }
         }
         return fallback;
@@ -158,9 +187,12 @@ public final class AlertsCapacityBench {
         return bodies;
     }
 
-    /** The limit: every (event, subscription) request posted with {@code concurrency} in flight; requests/s. */
-    private static double bareLoop(SlowReceiver receiver, List<byte[]> bodies, int subscriptions, int concurrency,
-                                   long pairs) throws Exception {
+    /**
+     * The limit: every (event, subscription) request posted with {@code concurrency} in flight; requests/s over the
+     * whole loop and after the first {@code warmupPairs} answers.
+     */
+    private static Rates bareLoop(SlowReceiver receiver, List<byte[]> bodies, int subscriptions, int concurrency,
+                                  long pairs, long warmupPairs) throws Exception {
         org.eclipse.jetty.client.HttpClient client = new org.eclipse.jetty.client.HttpClient();
         QueuedThreadPool threads = new QueuedThreadPool(32, 2);
         threads.setDaemon(true);
@@ -171,6 +203,8 @@ public final class AlertsCapacityBench {
         try {
             Semaphore inFlight = new Semaphore(concurrency);
             AtomicLong failed = new AtomicLong();
+            AtomicLong answered = new AtomicLong();
+            AtomicLong warmAt = new AtomicLong();
             long started = System.nanoTime();
             for (int i = 0; i < bodies.size(); i++) {
                 for (int s = 0; s < subscriptions; s++) {
@@ -183,15 +217,20 @@ public final class AlertsCapacityBench {
                                 if (result.isFailed()) {
                                     failed.incrementAndGet();
                                 }
+                                if (answered.incrementAndGet() == warmupPairs) {
+                                    warmAt.set(System.nanoTime());
+                                }
                                 inFlight.release();
                             });
                 }
             }
             inFlight.acquire(concurrency);
-            double seconds = (System.nanoTime() - started) / 1e9;
+            long ended = System.nanoTime();
+            double seconds = (ended - started) / 1e9;
+            double steadySeconds = (ended - (warmupPairs == 0 ? started : warmAt.get())) / 1e9;
             System.err.printf(Locale.ROOT, "bare loop: %d requests in %.1f s, %d failed%n", pairs, seconds,
                     failed.get());
-            return (pairs - failed.get()) / seconds;
+            return new Rates((pairs - failed.get()) / seconds, (pairs - warmupPairs - failed.get()) / steadySeconds);
         } finally {
             client.stop();
         }
@@ -208,8 +247,11 @@ public final class AlertsCapacityBench {
         });
         private final Map<String, Boolean> keys = new ConcurrentHashMap<>();
         private final AtomicLong hits = new AtomicLong();
+        private final AtomicLong distinct = new AtomicLong();
         private final AtomicLong first = new AtomicLong(Long.MAX_VALUE);
         private final AtomicLong last = new AtomicLong();
+        private final AtomicLong warm = new AtomicLong(Long.MAX_VALUE);
+        private volatile long warmupPairs;
 
         SlowReceiver() throws Exception {
             QueuedThreadPool threads = new QueuedThreadPool(64, 4);
@@ -230,6 +272,10 @@ public final class AlertsCapacityBench {
                                 long now = System.currentTimeMillis();
                                 first.accumulateAndGet(now, Math::min);
                                 last.accumulateAndGet(now, Math::max);
+                                long n = distinct.incrementAndGet();
+                                if (n == warmupPairs || warmupPairs == 0 && n == 1) {
+                                    warm.set(now);
+                                }
                             }
                         }
                         scheduler.schedule(() -> {
@@ -263,11 +309,20 @@ public final class AlertsCapacityBench {
             return last.get();
         }
 
-        void reset() {
+        /** When the warm-up's last pair arrived (the first pair's time without a warm-up). */
+        long warmMillis() {
+            return warm.get();
+        }
+
+        /** Forgets what arrived; the next run's warm-up ends with its {@code warmupPairs}-th distinct pair. */
+        void reset(long warmupPairs) {
             keys.clear();
             hits.set(0);
+            distinct.set(0);
             first.set(Long.MAX_VALUE);
             last.set(0);
+            warm.set(Long.MAX_VALUE);
+            this.warmupPairs = warmupPairs;
         }
 
         @Override
