@@ -1,6 +1,7 @@
 package io.changestream.alerts.destination;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -39,6 +40,7 @@ public final class WebhookDestination implements Destination {
     /** The added fields' names, as written after the event's own fields. */
     private static final byte[] SUBSCRIPTION_ID_FIELD = "\"subscriptionId\":".getBytes(StandardCharsets.UTF_8);
     private static final byte[] SUBSCRIPTION_NAME_FIELD = ",\"subscriptionName\":".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] NULL = "null".getBytes(StandardCharsets.UTF_8);
 
     private final HttpSender sender;
     private final Clock clock;
@@ -97,20 +99,39 @@ public final class WebhookDestination implements Destination {
             }
             serialized.put(event, json);
         }
-        byte[] id = mapper.writeValueAsBytes(request.subscription().id());
-        byte[] name = mapper.writeValueAsBytes(request.subscription().name());
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(json.length + 1
-                + SUBSCRIPTION_ID_FIELD.length + id.length + SUBSCRIPTION_NAME_FIELD.length + name.length + 1);
-        out.write(json, 0, json.length - 1);
+        byte[] id = jsonString(request.subscription().id());
+        byte[] name = jsonString(request.subscription().name());
+        byte[] body = new byte[json.length + (json.length > 2 ? 1 : 0) + SUBSCRIPTION_ID_FIELD.length + id.length
+                + SUBSCRIPTION_NAME_FIELD.length + name.length];
+        int at = json.length - 1;
+        System.arraycopy(json, 0, body, 0, at);
         if (json.length > 2) {
-            out.write(',');
+            body[at++] = ',';
         }
-        out.writeBytes(SUBSCRIPTION_ID_FIELD);
-        out.writeBytes(id);
-        out.writeBytes(SUBSCRIPTION_NAME_FIELD);
-        out.writeBytes(name);
-        out.write('}');
-        return out.toByteArray();
+        at = append(body, at, SUBSCRIPTION_ID_FIELD);
+        at = append(body, at, id);
+        at = append(body, at, SUBSCRIPTION_NAME_FIELD);
+        at = append(body, at, name);
+        body[at] = '}';
+        return body;
+    }
+
+    /** A JSON string literal (quoted, escaped as Jackson writes it), or {@code null}: what the mapper writes. */
+    private static byte[] jsonString(String value) {
+        if (value == null) {
+            return NULL;
+        }
+        byte[] escaped = JsonStringEncoder.getInstance().quoteAsUTF8(value);
+        byte[] quoted = new byte[escaped.length + 2];
+        quoted[0] = '"';
+        System.arraycopy(escaped, 0, quoted, 1, escaped.length);
+        quoted[quoted.length - 1] = '"';
+        return quoted;
+    }
+
+    private static int append(byte[] into, int at, byte[] bytes) {
+        System.arraycopy(bytes, 0, into, at, bytes.length);
+        return at + bytes.length;
     }
 
     /** Lower-case hex HMAC-SHA256 of the body with the UTF-8 key. */

@@ -27,6 +27,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +76,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     }
 
     private final StatusSettings settings;
-    private final KafkaConsumer<String, String> consumer;
+    private final KafkaConsumer<String, byte[]> consumer;
     private final JsonSerde<DeliveryRecord> ledgerSerde = Serdes.deliveryRecord();
     private final JsonSerde<FailedEvent> dlqSerde = Serdes.failedEvent();
     private final Map<String, Subscription> subscriptions = new HashMap<>();
@@ -96,7 +97,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-status");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
         int dedupe = settings.dedupeEntries();
         this.seen = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
@@ -138,7 +139,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
                     target = consumer.endOffsets(consumer.assignment());
                     targetTicket = ticket;
                 }
-                for (ConsumerRecord<String, String> r : consumer.poll(POLL)) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
                     fold(r);
                 }
                 if (target != null && reached(target)) {
@@ -169,15 +170,16 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         return true;
     }
 
-    private void fold(ConsumerRecord<String, String> r) {
+    /** Parses the value's bytes as they came (no text decode and re-encode per record: one per settled pair). */
+    private void fold(ConsumerRecord<String, byte[]> r) {
         if (r.value() == null) {
             return;
         }
         try {
             if (r.topic().equals(settings.ledgerTopic())) {
-                foldLedger(ledgerSerde.fromJson(r.value()));
+                foldLedger(ledgerSerde.deserialize(r.topic(), r.value()));
             } else {
-                foldDeadLetter(dlqSerde.fromJson(r.value()));
+                foldDeadLetter(dlqSerde.deserialize(r.topic(), r.value()));
             }
         } catch (RuntimeException e) {
             synchronized (lock) {

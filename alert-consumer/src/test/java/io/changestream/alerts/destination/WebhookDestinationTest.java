@@ -68,7 +68,8 @@ class WebhookDestinationTest {
         SubscriptionDestination d = Fixtures.destination("d1", SubscriptionType.WEBHOOK,
                 "{\"endpoint\":\"" + receiver.uri("/hook") + "\"}");
         ChangeEvent event = Fixtures.event();
-        EventSubscription first = EventSubscription.builder("sub-1", "orders \"alerts\" \u00e9").destinations(
+        EventSubscription first = EventSubscription.builder("sub-1",
+                "orders \"alerts\" \u00e9 \\ /\n\t\u0001\u007f \uD83D\uDE00 \u2028").destinations(
                 java.util.List.of(d)).build();
         EventSubscription second = EventSubscription.builder("sub-2", "second").destinations(java.util.List.of(d))
                 .build();
