@@ -53,13 +53,35 @@ final class LedgerWindow {
     record Known(String status, Set<String> deliveredGroups, Set<String> attemptedGroups) {
     }
 
+    /**
+     * One pair. Its destination-group sets exist only once a group record names one (a subscription with several
+     * destinations): most pairs never have one, and the window holds up to a day of pairs.
+     */
     private static final class Entry {
         String status;
-        final Set<String> delivered = new TreeSet<>();
-        final Set<String> attempted = new TreeSet<>();
+        Set<String> delivered;
+        Set<String> attempted;
         long time;
         boolean own;
         int bytes;
+
+        /** Adds {@code group} to {@code attempted} (or {@code delivered}); true if it was not there. */
+        boolean add(boolean toDelivered, String group) {
+            Set<String> set = toDelivered ? delivered : attempted;
+            if (set == null) {
+                set = new TreeSet<>();
+                if (toDelivered) {
+                    delivered = set;
+                } else {
+                    attempted = set;
+                }
+            }
+            return set.add(group);
+        }
+
+        private static Set<String> copy(Set<String> groups) {
+            return groups == null ? Set.of() : Set.copyOf(groups);
+        }
     }
 
     static String key(String subscriptionId, String eventId) {
@@ -86,11 +108,11 @@ final class LedgerWindow {
                 e.status = r.status();
             }
         } else if (DeliveryRecord.DELIVERED.equals(r.status())) {
-            if (e.delivered.add(r.destinationId())) {
+            if (e.add(true, r.destinationId())) {
                 e.bytes += 48 + 2 * r.destinationId().length();
                 grow(48 + 2 * r.destinationId().length());
             }
-        } else if (LedgerRecords.ATTEMPTING.equals(r.status()) && e.attempted.add(r.destinationId())) {
+        } else if (LedgerRecords.ATTEMPTING.equals(r.status()) && e.add(false, r.destinationId())) {
             e.bytes += 48 + 2 * r.destinationId().length();
             grow(48 + 2 * r.destinationId().length());
         }
@@ -116,7 +138,7 @@ final class LedgerWindow {
     synchronized Known lookup(String subscriptionId, String eventId, long budget, long horizonStart) {
         trim(horizonStart, budget);
         Entry e = entries.get(key(subscriptionId, eventId));
-        return e == null ? null : new Known(e.status, Set.copyOf(e.delivered), Set.copyOf(e.attempted));
+        return e == null ? null : new Known(e.status, Entry.copy(e.delivered), Entry.copy(e.attempted));
     }
 
     /**
