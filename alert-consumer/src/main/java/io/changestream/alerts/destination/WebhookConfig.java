@@ -1,8 +1,6 @@
 package io.changestream.alerts.destination;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
@@ -28,11 +26,10 @@ import java.util.stream.Collectors;
 public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String> headers, String secretKey,
                             SignatureScheme signatureScheme) {
 
-    /** Configs whose parse is kept. */
-    static final int CONFIGS_KEPT = 10_000;
-    /** Parsed configs by the config object's identity (weak keys compare by identity). */
-    private static final Cache<JsonNode, WebhookConfig> PARSED = Caffeine.newBuilder().weakKeys()
-            .maximumSize(CONFIGS_KEPT).executor(Runnable::run).build();
+    /** Slots of the memo of parsed configs: configs whose parse is kept (two configs may share a slot). */
+    static final int CONFIG_SLOTS = 4096;
+    /** Parsed configs by the config object's identity: every delivery looks its destination's up. */
+    private static final IdentityMemo<JsonNode, WebhookConfig> PARSED = new IdentityMemo<>(CONFIG_SLOTS);
 
     public WebhookConfig {
         headers = Map.copyOf(headers);
@@ -49,13 +46,13 @@ public record WebhookConfig(URI endpoint, String httpMethod, Map<String, String>
 
     /**
      * Reads a destination's {@code config}. A config object read before is not read again: the result is kept by the
-     * object's identity (a destination's config is never changed in place; an edit makes a new one) while the object
-     * lives, at most {@value #CONFIGS_KEPT} of them.
+     * object's identity (a destination's config is never changed in place; an edit makes a new one) in one of
+     * {@value #CONFIG_SLOTS} slots, until a later config takes the slot.
      *
      * @throws DestinationConfigException naming the field ({@code config.endpoint}, {@code config.httpMethod}…)
      */
     public static WebhookConfig parse(JsonNode config) {
-        WebhookConfig known = config == null ? null : PARSED.getIfPresent(config);
+        WebhookConfig known = config == null ? null : PARSED.get(config);
         if (known != null) {
             return known;
         }

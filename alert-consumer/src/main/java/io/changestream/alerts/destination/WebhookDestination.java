@@ -3,8 +3,6 @@ package io.changestream.alerts.destination;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
 import java.nio.charset.StandardCharsets;
@@ -35,8 +33,12 @@ public final class WebhookDestination implements Destination {
     /** The idempotency header. */
     public static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
 
-    /** Bytes of event JSON kept for the events' other pairs (a cache of in-flight events: 4 MiB). */
+    /** Bytes of event JSON kept for the events' other pairs (the events in flight: 4 MiB). */
     private static final long EVENT_JSON_BYTES_KEPT = 4L << 20;
+    /** Slots of the table that keeps them: events by identity hash, a newer event takes an older one's slot. */
+    private static final int EVENT_JSON_SLOTS = 8192;
+    /** The largest event JSON kept; a bigger event is written per pair. */
+    private static final int EVENT_JSON_MAX_KEPT = 64 << 10;
     /** The added fields' names, as written after the event's own fields. */
     private static final byte[] SUBSCRIPTION_ID_FIELD = "\"subscriptionId\":".getBytes(StandardCharsets.UTF_8);
     private static final byte[] SUBSCRIPTION_NAME_FIELD = ",\"subscriptionName\":".getBytes(StandardCharsets.UTF_8);
@@ -45,10 +47,9 @@ public final class WebhookDestination implements Destination {
     private final HttpSender sender;
     private final Clock clock;
     private final ObjectMapper mapper = Json.mapper();
-    /** Events' JSON by identity (weak keys compare by identity): the pairs of one event share it. */
-    private final Cache<Object, byte[]> serialized = Caffeine.newBuilder().weakKeys()
-            .maximumWeight(EVENT_JSON_BYTES_KEPT).<Object, byte[]>weigher((event, json) -> json.length)
-            .executor(Runnable::run).build();
+    /** Events' JSON by identity, so the pairs of one event share it. */
+    private final IdentityMemo<Object, byte[]> serialized = new IdentityMemo<>(EVENT_JSON_SLOTS, json -> json.length,
+            EVENT_JSON_BYTES_KEPT, EVENT_JSON_MAX_KEPT);
 
     /** With the system clock. */
     public WebhookDestination(HttpSender sender) {
@@ -90,15 +91,7 @@ public final class WebhookDestination implements Destination {
      * subscriptions of one event serialize it once.
      */
     byte[] body(DeliveryRequest request) throws JsonProcessingException {
-        Object event = request.event() != null ? request.event() : request.runStatus();
-        byte[] json = serialized.getIfPresent(event);
-        if (json == null) {
-            json = mapper.writeValueAsBytes(event);
-            if (json.length < 2 || json[0] != '{' || json[json.length - 1] != '}') {
-                throw new IllegalArgumentException("the event is not a JSON object");
-            }
-            serialized.put(event, json);
-        }
+        byte[] json = eventJson(request.event() != null ? request.event() : request.runStatus());
         byte[] id = jsonString(request.subscription().id());
         byte[] name = jsonString(request.subscription().name());
         byte[] body = new byte[json.length + (json.length > 2 ? 1 : 0) + SUBSCRIPTION_ID_FIELD.length + id.length
@@ -114,6 +107,19 @@ public final class WebhookDestination implements Destination {
         at = append(body, at, name);
         body[at] = '}';
         return body;
+    }
+
+    /** The event's own JSON object, written once while its other pairs may still need it. */
+    private byte[] eventJson(Object event) throws JsonProcessingException {
+        byte[] json = serialized.get(event);
+        if (json == null) {
+            json = mapper.writeValueAsBytes(event);
+            if (json.length < 2 || json[0] != '{' || json[json.length - 1] != '}') {
+                throw new IllegalArgumentException("the event is not a JSON object");
+            }
+            serialized.put(event, json);
+        }
+        return json;
     }
 
     /** A JSON string literal (quoted, escaped as Jackson writes it), or {@code null}: what the mapper writes. */
