@@ -30,7 +30,8 @@ public final class Brokers {
 
     /**
      * The broker shared by every test class of this JVM, started on first use and stopped when the
-     * JVM exits. Tests isolate themselves with their own topic and group names.
+     * JVM exits (its data directory is deleted by that stop, after the broker is down: nothing else deletes it
+     * while it runs). Tests isolate themselves with their own topic and group names.
      */
     public static synchronized KafkaBroker shared() {
         if (shared == null) {

@@ -1,5 +1,9 @@
 package io.changestream.testkit;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Map;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -8,6 +12,12 @@ import org.apache.kafka.common.test.TestKitNodes;
  * A single-node KRaft broker (combined broker + controller) in this JVM, built with Kafka's own
  * test kit. Replication factors and min ISR are 1 and the initial rebalance delay is 0, so consumer
  * groups form at once. Up in about two seconds.
+ *
+ * <p>The broker's data lives in a directory of its own that only {@link #close()} deletes, after the broker has
+ * stopped. Kafka's test kit would otherwise make its own and register a JVM shutdown hook that deletes it: at JVM
+ * exit that hook ran beside the one stopping the shared broker ({@link Brokers#shared()}), the directory vanished
+ * under the running broker, and a checkpoint write that hit the gap made the broker halt the JVM with status 1 —
+ * a test fork that had passed every test exited non-zero (docs/decisions/1701).
  */
 public final class EmbeddedKafkaBroker implements KafkaBroker {
 
@@ -23,8 +33,11 @@ public final class EmbeddedKafkaBroker implements KafkaBroker {
     /** Starts a broker with the default test settings plus {@code overrides}; fails loudly. */
     public static EmbeddedKafkaBroker start(Map<String, String> overrides) {
         KafkaClusterTestKit cluster = null;
+        Path dir = null;
         try {
+            dir = Files.createTempDirectory("cs-kafka-");
             TestKitNodes nodes = new TestKitNodes.Builder()
+                    .setBaseDirectory(dir)
                     .setCombined(true)
                     .setNumBrokerNodes(1)
                     .setNumControllerNodes(1)
@@ -56,6 +69,8 @@ public final class EmbeddedKafkaBroker implements KafkaBroker {
                 } catch (Exception suppressed) {
                     e.addSuppressed(suppressed);
                 }
+            } else if (dir != null) {
+                deleteQuietly(dir);
             }
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -87,6 +102,14 @@ public final class EmbeddedKafkaBroker implements KafkaBroker {
                 Thread.currentThread().interrupt();
             }
             throw new HarnessException("the in-JVM Kafka broker did not close cleanly", e);
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort: an empty temporary directory the broker never used
         }
     }
 }
