@@ -8,6 +8,7 @@ import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.serde.Serdes;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -50,7 +51,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * half a core to a core for the first tens of seconds of each phase (16,000 compilations, ~90 CPU-seconds in a
  * 20,000-event run), so the whole-run figure of a short run measures warm-up as much as capacity; the ratio and the
  * RESULT's {@code deliveries_per_sec}/{@code limit_per_sec} are the steady-state ones, the {@code *_whole} fields
- * the whole run.
+ * the whole run. Beside the rates, the CPU the whole JVM (receiver and broker included) used per request in steady
+ * state ({@code cpu_us_per_delivery}, {@code limit_cpu_us_per_request}): on two shared cores it moves much less from
+ * run to run than the rates do.
  *
  * <p>Arguments: {@code --events N} (default 100,000), {@code --subscriptions N} (default 10), {@code --warmup F}
  * (default 0.3).
@@ -93,6 +96,7 @@ public final class AlertsCapacityBench {
 
             // the service over the pre-filled topic
             long started = System.nanoTime();
+            long doneCpu = -1;
             try (AlertService service = AlertService.start(AlertServiceConfig.from(settings, Map.of()))) {
                 long until = System.currentTimeMillis() + Math.max(120_000, pairs / 5);
                 long seen = -1;
@@ -100,6 +104,9 @@ public final class AlertsCapacityBench {
                 while (receiver.distinct() < pairs && System.currentTimeMillis() < until) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
                     long now = receiver.distinct();
+                    if (now >= pairs) {
+                        doneCpu = processCpuNanos(); // within 100 ms of the last pair
+                    }
                     if (now != seen) {
                         seen = now;
                         quietSince = System.currentTimeMillis();
@@ -115,7 +122,10 @@ public final class AlertsCapacityBench {
             long duplicates = receiver.hits() - delivered;
             double wholeSeconds = Math.max(1, receiver.lastMillis() - receiver.firstMillis()) / 1000.0;
             double steadySeconds = Math.max(1, receiver.lastMillis() - receiver.warmMillis()) / 1000.0;
-            Rates service = new Rates(delivered / wholeSeconds, Math.max(0, delivered - warmupPairs) / steadySeconds);
+            long steadyPairs = Math.max(0, delivered - warmupPairs);
+            double serviceCpu = doneCpu < 0 || steadyPairs == 0 ? Double.NaN
+                    : (doneCpu - receiver.warmCpuNanos()) / 1e3 / steadyPairs;
+            Rates service = new Rates(delivered / wholeSeconds, steadyPairs / steadySeconds, serviceCpu);
             String warm = String.format(Locale.ROOT, "steady (after %.0f%%)", warmupFraction * 100);
             report = String.format(Locale.ROOT, "%-44s %14s %20s %8s %8s%n", "alerts-capacity (" + events + " events x "
                             + subscriptions + " subscriptions, receiver 5 ms)", "whole run /s", warm + " /s", "lost",
@@ -126,21 +136,34 @@ public final class AlertsCapacityBench {
                     + concurrency + " in flight (limit)", limit.whole(), limit.steady(), "-", "-")
                     + String.format(Locale.ROOT, "%-44s %14.2f %20.2f%n", "ratio", service.whole() / limit.whole(),
                     service.steady() / limit.steady())
+                    + String.format(Locale.ROOT, "%-44s %14s %20s%n", "JVM CPU per request, steady (us)", "",
+                    String.format(Locale.ROOT, "%.0f vs %.0f", service.cpuMicros(), limit.cpuMicros()))
                     + String.format(Locale.ROOT, "RESULT {\"scenario\":\"alerts-capacity\",\"events\":%d,"
                             + "\"subscriptions\":%d,\"warmup\":%.2f,\"deliveries_per_sec\":%.0f,"
                             + "\"limit_per_sec\":%.0f,\"ratio\":%.2f,\"deliveries_per_sec_whole\":%.0f,"
-                            + "\"limit_per_sec_whole\":%.0f,\"ratio_whole\":%.2f,\"lost\":%d,\"duplicates\":%d}%n",
+                            + "\"limit_per_sec_whole\":%.0f,\"ratio_whole\":%.2f,\"cpu_us_per_delivery\":%.0f,"
+                            + "\"limit_cpu_us_per_request\":%.0f,\"lost\":%d,\"duplicates\":%d}%n",
                     events, subscriptions, warmupFraction, service.steady(), limit.steady(),
                     service.steady() / limit.steady(), service.whole(), limit.whole(),
-                    service.whole() / limit.whole(), pairs - delivered, duplicates);
+                    service.whole() / limit.whole(), service.cpuMicros(), limit.cpuMicros(), pairs - delivered,
+                    duplicates);
         }
         System.out.print(report); // after every component stopped: RESULT stays the last line
         System.out.flush();
         System.exit(0);
     }
 
-    /** Requests/s of one contender: over its whole run, and from the end of its warm-up to its last request. */
-    private record Rates(double whole, double steady) {
+    /**
+     * One contender: requests/s over its whole run and from the end of its warm-up to its last request, and the JVM's
+     * CPU per request (microseconds) over the latter.
+     */
+    private record Rates(double whole, double steady, double cpuMicros) {
+    }
+
+    /** CPU time of this JVM, every thread. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static int intArg(String[] args, String name, int fallback) {
@@ -205,6 +228,7 @@ public final class AlertsCapacityBench {
             AtomicLong failed = new AtomicLong();
             AtomicLong answered = new AtomicLong();
             AtomicLong warmAt = new AtomicLong();
+            AtomicLong warmCpu = new AtomicLong(processCpuNanos());
             long started = System.nanoTime();
             for (int i = 0; i < bodies.size(); i++) {
                 for (int s = 0; s < subscriptions; s++) {
@@ -219,6 +243,7 @@ public final class AlertsCapacityBench {
                                 }
                                 if (answered.incrementAndGet() == warmupPairs) {
                                     warmAt.set(System.nanoTime());
+                                    warmCpu.set(processCpuNanos());
                                 }
                                 inFlight.release();
                             });
@@ -226,11 +251,14 @@ public final class AlertsCapacityBench {
             }
             inFlight.acquire(concurrency);
             long ended = System.nanoTime();
+            long endCpu = processCpuNanos();
             double seconds = (ended - started) / 1e9;
             double steadySeconds = (ended - (warmupPairs == 0 ? started : warmAt.get())) / 1e9;
             System.err.printf(Locale.ROOT, "bare loop: %d requests in %.1f s, %d failed%n", pairs, seconds,
                     failed.get());
-            return new Rates((pairs - failed.get()) / seconds, (pairs - warmupPairs - failed.get()) / steadySeconds);
+            long steadyRequests = pairs - warmupPairs - failed.get();
+            return new Rates((pairs - failed.get()) / seconds, steadyRequests / steadySeconds,
+                    (endCpu - warmCpu.get()) / 1e3 / Math.max(1, steadyRequests));
         } finally {
             client.stop();
         }
@@ -251,6 +279,7 @@ public final class AlertsCapacityBench {
         private final AtomicLong first = new AtomicLong(Long.MAX_VALUE);
         private final AtomicLong last = new AtomicLong();
         private final AtomicLong warm = new AtomicLong(Long.MAX_VALUE);
+        private final AtomicLong warmCpu = new AtomicLong();
         private volatile long warmupPairs;
 
         SlowReceiver() throws Exception {
@@ -275,6 +304,7 @@ public final class AlertsCapacityBench {
                                 long n = distinct.incrementAndGet();
                                 if (n == warmupPairs || warmupPairs == 0 && n == 1) {
                                     warm.set(now);
+                                    warmCpu.set(processCpuNanos());
                                 }
                             }
                         }
@@ -314,6 +344,11 @@ public final class AlertsCapacityBench {
             return warm.get();
         }
 
+        /** The JVM's CPU time when the warm-up's last pair arrived. */
+        long warmCpuNanos() {
+            return warmCpu.get();
+        }
+
         /** Forgets what arrived; the next run's warm-up ends with its {@code warmupPairs}-th distinct pair. */
         void reset(long warmupPairs) {
             keys.clear();
@@ -322,6 +357,7 @@ public final class AlertsCapacityBench {
             first.set(Long.MAX_VALUE);
             last.set(0);
             warm.set(Long.MAX_VALUE);
+            warmCpu.set(processCpuNanos());
             this.warmupPairs = warmupPairs;
         }
 
