@@ -65,20 +65,6 @@ final class LedgerWindow {
         boolean own;
         int bytes;
 
-        /** Adds {@code group} to {@code attempted} (or {@code delivered}); true if it was not there. */
-        boolean add(boolean toDelivered, String group) {
-            Set<String> set = toDelivered ? delivered : attempted;
-            if (set == null) {
-                set = new TreeSet<>();
-                if (toDelivered) {
-                    delivered = set;
-                } else {
-                    attempted = set;
-                }
-            }
-            return set.add(group);
-        }
-
         private static Set<String> copy(Set<String> groups) {
             return groups == null ? Set.of() : Set.copyOf(groups);
         }
@@ -107,14 +93,24 @@ final class LedgerWindow {
             if (e.status == null || r.deliveredAt() >= e.time || own) {
                 e.status = r.status();
             }
-        } else if (DeliveryRecord.DELIVERED.equals(r.status())) {
-            if (e.add(true, r.destinationId())) {
-                e.bytes += 48 + 2 * r.destinationId().length();
-                grow(48 + 2 * r.destinationId().length());
+        } else {
+            Set<String> groups = null;
+            if (DeliveryRecord.DELIVERED.equals(r.status())) {
+                if (e.delivered == null) {
+                    e.delivered = new TreeSet<>();
+                }
+                groups = e.delivered;
+            } else if (LedgerRecords.ATTEMPTING.equals(r.status())) {
+                if (e.attempted == null) {
+                    e.attempted = new TreeSet<>();
+                }
+                groups = e.attempted;
             }
-        } else if (LedgerRecords.ATTEMPTING.equals(r.status()) && e.add(false, r.destinationId())) {
-            e.bytes += 48 + 2 * r.destinationId().length();
-            grow(48 + 2 * r.destinationId().length());
+            if (groups != null && groups.add(r.destinationId())) {
+                int added = 48 + 2 * r.destinationId().length();
+                e.bytes += added;
+                grow(added);
+            }
         }
         e.time = Math.max(e.time, r.deliveredAt());
         e.own |= own;
