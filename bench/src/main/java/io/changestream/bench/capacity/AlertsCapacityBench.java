@@ -141,12 +141,12 @@ public final class AlertsCapacityBench {
                     + String.format(Locale.ROOT, "RESULT {\"scenario\":\"alerts-capacity\",\"events\":%d,"
                             + "\"subscriptions\":%d,\"warmup\":%.2f,\"deliveries_per_sec\":%.0f,"
                             + "\"limit_per_sec\":%.0f,\"ratio\":%.2f,\"deliveries_per_sec_whole\":%.0f,"
-                            + "\"limit_per_sec_whole\":%.0f,\"ratio_whole\":%.2f,\"cpu_us_per_delivery\":%.0f,"
+                            + "\"limit_per_sec_whole\":%.0f,\"ratio_whole\":%.2f,\"cpu_us_per_delivery\":%s,"
                             + "\"limit_cpu_us_per_request\":%.0f,\"lost\":%d,\"duplicates\":%d}%n",
                     events, subscriptions, warmupFraction, service.steady(), limit.steady(),
                     service.steady() / limit.steady(), service.whole(), limit.whole(),
-                    service.whole() / limit.whole(), service.cpuMicros(), limit.cpuMicros(), pairs - delivered,
-                    duplicates);
+                    service.whole() / limit.whole(), jsonMicros(service.cpuMicros()), limit.cpuMicros(),
+                    pairs - delivered, duplicates);
         }
         System.out.print(report); // after every component stopped: RESULT stays the last line
         System.out.flush();
@@ -158,6 +158,11 @@ public final class AlertsCapacityBench {
      * CPU per request (microseconds) over the latter.
      */
     private record Rates(double whole, double steady, double cpuMicros) {
+    }
+
+    /** Microseconds for the RESULT line: {@code null} when not measured (the run did not finish). */
+    private static String jsonMicros(double micros) {
+        return Double.isNaN(micros) ? "null" : String.format(Locale.ROOT, "%.0f", micros);
     }
 
     /** CPU time of this JVM, every thread. */
