@@ -1,0 +1,332 @@
+package io.changestream.ops.artifact;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.icegreen.greenmail.junit5.GreenMailExtension;
+import com.icegreen.greenmail.util.ServerSetupTest;
+import io.changestream.ops.subscriptions.SubscriptionsClient;
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.testkit.KafkaTestClients;
+import io.changestream.testkit.LoopbackHttpServer;
+import io.changestream.topics.CatalogTopic;
+import io.changestream.topics.TopicCatalog;
+import io.changestream.topics.admin.TopicProvisioner;
+import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.model.PipelineRunStatus;
+import io.changestream.topics.model.PipelineState;
+import io.changestream.topics.model.TopicKeys;
+import io.changestream.topics.serde.Json;
+import io.changestream.topics.serde.Serdes;
+import jakarta.mail.internet.MimeMessage;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What users run is what is tested (issue 23): the fat jar this build packaged, {@code ops/target/changestream.jar},
+ * started the way {@code ops/changestream alerts --config FILE} starts it — a child JVM, nothing of this test's
+ * classpath — against the shared test broker. One subscription per destination type (webhook signed the platform's
+ * way and the Standard Webhooks way, Slack, MS Teams, Google Chat, e-mail, OpenLineage over HTTP and over Kafka),
+ * one Scheduled digest and one grouped subscription; every receiver is real (local HTTP servers, GreenMail, a topic)
+ * and gets checked for the wire format it expects. Each test's module classpath has every dependency the fat jar
+ * may lack, so only this test sees a jar that dropped one (openlineage-java's YAML parser did).
+ */
+class ShippedJarIT {
+
+    @RegisterExtension
+    static final GreenMailExtension SMTP = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final String TOKEN = "shipped-jar-token-0123456789";
+    private static final String OM_SECRET = "om-webhook-secret-0123456789";
+    private static final byte[] STANDARD_KEY = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8);
+    private static final String STANDARD_SECRET = "whsec_" + Base64.getEncoder().encodeToString(STANDARD_KEY);
+    private static final Pattern STARTED = Pattern.compile("alert-consumer started: http://localhost:(\\d+)/");
+    private static final int EVENTS = 3;
+
+    /** One HTTP request a receiver got. */
+    record Hit(String path, Map<String, List<String>> headers, String body) {
+        String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+                    .map(e -> e.getValue().get(0)).findFirst().orElse(null);
+        }
+
+        JsonNode json() {
+            try {
+                return Json.mapper().readTree(body);
+            } catch (IOException e) {
+                throw new AssertionError(path + " got no JSON: " + body, e);
+            }
+        }
+    }
+
+    private final List<Hit> hits = new CopyOnWriteArrayList<>();
+    private final LoopbackHttpServer receiver = LoopbackHttpServer.start(64, exchange -> {
+        try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            hits.add(new Hit(exchange.getRequestURI().getPath(), Map.copyOf(exchange.getRequestHeaders()),
+                    new String(body, StandardCharsets.UTF_8)));
+            exchange.sendResponseHeaders(200, -1);
+        }
+    });
+    private Process service;
+    private Path log;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (service != null) {
+            service.destroy();
+            if (!service.waitFor(60, TimeUnit.SECONDS)) {
+                service.destroyForcibly();
+            }
+        }
+        receiver.close();
+    }
+
+    /** What each receiver holds so far, and the service's warnings: the message of a failed wait. */
+    private String received() throws IOException {
+        Map<String, Long> counts = new java.util.TreeMap<>(hits.stream()
+                .collect(Collectors.groupingBy(Hit::path, Collectors.counting())));
+        counts.put("e-mail", (long) SMTP.getReceivedMessages().length);
+        String problems = Files.readString(log).lines().filter(l -> l.contains("WARN") || l.contains("ERROR"))
+                .limit(20).collect(Collectors.joining("\n"));
+        return "received " + counts + "; the service's warnings:\n" + problems;
+    }
+
+    private List<Hit> at(String path) {
+        return hits.stream().filter(h -> h.path().equals(path)).toList();
+    }
+
+    @Test
+    void theShippedJarDeliversToEveryDestinationType(@TempDir Path dir) throws Exception {
+        KafkaBroker broker = Brokers.shared();
+        String ns = "jar" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        TopicCatalog catalog = new TopicCatalog(ns).withReplicationFactor((short) 1)
+                .withPartitions(CatalogTopic.CHANGES, 2);
+        String lineageTopic = ns + "lineage-events";
+        try (Admin admin = broker.admin()) {
+            new TopicProvisioner(admin).provision(catalog.all());
+        }
+        broker.createTopic(lineageTopic, 1);
+        int port = startService(dir, settings(broker, ns, lineageTopic));
+        applySubscriptions(dir.resolve("subscriptions"), port, lineageTopic);
+
+        List<ChangeEvent> events = new ArrayList<>();
+        for (int i = 0; i < EVENTS; i++) {
+            events.add(new ChangeEvent(UUID.randomUUID().toString(), ChangeEvent.ENTITY_UPDATED, "table",
+                    UUID.nameUUIDFromBytes(("jar-" + i).getBytes(StandardCharsets.UTF_8)).toString(), null,
+                    "svc.db.public.t" + i, 0.1, 0.2, "alice", null, System.currentTimeMillis(), null, null, null));
+        }
+        PipelineRunStatus failed = new PipelineRunStatus("mysql_prod.ingest", "run-failed", PipelineState.FAILED,
+                1_700_000_000_000L, 1_700_000_060_000L, System.currentTimeMillis());
+        List<ProducerRecord<String, String>> records = new ArrayList<>();
+        for (ChangeEvent e : events) {
+            records.add(new ProducerRecord<>(catalog.changes().name(), TopicKeys.change(e),
+                    Serdes.changeEvent().toJson(e)));
+        }
+        records.add(new ProducerRecord<>(catalog.pipelineStatus().name(), failed.key(),
+                Serdes.pipelineRunStatus().toJson(failed)));
+        KafkaTestClients.produce(broker, records);
+        Set<String> ids = events.stream().map(ChangeEvent::id).collect(Collectors.toSet());
+
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
+                assertTrue(List.of("/om", "/standard", "/slack", "/teams", "/gchat").stream()
+                        .allMatch(p -> at(p).size() >= EVENTS)
+                        && SMTP.getReceivedMessages().length >= EVENTS && !at("/lineage").isEmpty()
+                        && !at("/digest").isEmpty() && !at("/grouped").isEmpty(), received()));
+
+        // webhook, the platform's signature: X-OM-Signature is the hex HMAC-SHA256 of the body
+        for (Hit hit : at("/om")) {
+            assertEquals("sha256=" + HexFormat.of().formatHex(hmac(OM_SECRET.getBytes(StandardCharsets.UTF_8),
+                    hit.body())), hit.header("X-OM-Signature"), "om signature of " + hit.body());
+            assertTrue(ids.contains(hit.json().get("id").asText()), hit.body());
+        }
+        assertEquals(ids, at("/om").stream().map(h -> h.json().get("id").asText()).collect(Collectors.toSet()));
+        // webhook, Standard Webhooks: v1 signature of "{webhook-id}.{webhook-timestamp}.{body}"
+        for (Hit hit : at("/standard")) {
+            String signed = hit.header("webhook-id") + "." + hit.header("webhook-timestamp") + "." + hit.body();
+            assertEquals("v1," + Base64.getEncoder().encodeToString(hmac(STANDARD_KEY, signed)),
+                    hit.header("webhook-signature"), "Standard Webhooks signature of " + hit.body());
+            assertTrue(Math.abs(System.currentTimeMillis() / 1000 - Long.parseLong(hit.header("webhook-timestamp")))
+                    < 300, "a current timestamp");
+        }
+        // the chat formats: Slack Block Kit, a Teams adaptive card, Google Chat cardsV2
+        for (Hit hit : at("/slack")) {
+            assertTrue(hit.json().get("text").asText().startsWith("table updated: svc.db.public.t"), hit.body());
+            assertEquals("header", hit.json().at("/blocks/0/type").asText(), hit.body());
+        }
+        for (Hit hit : at("/teams")) {
+            assertEquals("message", hit.json().get("type").asText(), hit.body());
+            assertEquals("application/vnd.microsoft.card.adaptive", hit.json().at("/attachments/0/contentType")
+                    .asText(), hit.body());
+            assertEquals("AdaptiveCard", hit.json().at("/attachments/0/content/type").asText(), hit.body());
+        }
+        for (Hit hit : at("/gchat")) {
+            assertTrue(hit.json().at("/cardsV2/0/card/header/title").asText().startsWith("table updated: "),
+                    hit.body());
+        }
+        // e-mail, through SMTP
+        MimeMessage[] mails = SMTP.getReceivedMessages();
+        assertEquals(EVENTS, mails.length);
+        for (MimeMessage m : mails) {
+            assertEquals("ops@cs.test", m.getAllRecipients()[0].toString());
+            assertTrue(m.getSubject().contains("svc.db.public.t"), m.getSubject());
+        }
+        // OpenLineage over HTTP: the failed run as a FAIL RunEvent
+        JsonNode runEvent = at("/lineage").get(0).json();
+        assertEquals("FAIL", runEvent.get("eventType").asText(), runEvent.toString());
+        assertEquals("mysql_prod.ingest", runEvent.at("/job/name").asText(), runEvent.toString());
+        // OpenLineage over Kafka: the same run on the allowlisted topic, keyed by job
+        List<ConsumerRecord<String, String>> lineage = KafkaTestClients.consume(broker, lineageTopic, 1,
+                Duration.ofSeconds(30));
+        assertEquals("openmetadata/mysql_prod.ingest", lineage.get(0).key());
+        assertEquals("FAIL", Json.mapper().readTree(lineage.get(0).value()).get("eventType").asText());
+        // the Scheduled digest: one webhook message listing the window's events
+        await().atMost(Duration.ofSeconds(30)).until(() -> at("/digest").stream()
+                .mapToInt(h -> h.json().size()).sum() >= EVENTS);
+        Set<String> digested = new java.util.HashSet<>();
+        at("/digest").forEach(h -> h.json().forEach(e -> digested.add(e.get("id").asText())));
+        assertEquals(ids, digested, "the digest lists every event of its window");
+        // grouped: one Slack message for the entityType=table group
+        assertEquals(List.of("grouped [entityType=table]: " + EVENTS + " changes"), at("/grouped").stream()
+                .map(h -> h.json().get("text").asText()).toList());
+    }
+
+    private static byte[] hmac(byte[] key, String content) throws GeneralSecurityException {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(key, "HmacSHA256"));
+        return mac.doFinal(content.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String settings(KafkaBroker broker, String ns, String lineageTopic) {
+        return String.join("\n",
+                "kafka.bootstrap.servers=" + broker.bootstrapServers(),
+                "topics.namespace=" + ns,
+                "group.id=shipped-jar-" + ns,
+                "http.host=127.0.0.1",
+                "http.port=0",
+                "admin.bearerToken=" + TOKEN,
+                "destinations.allowPrivateAddresses=true",
+                "destinations.rateLimit.slack=off",
+                "destinations.rateLimit.msTeams=off",
+                "destinations.rateLimit.gChat=off",
+                "destinations.rateLimit.email=off",
+                "destinations.lineage.kafkaTopics=" + lineageTopic,
+                "smtp.host=127.0.0.1",
+                "smtp.port=" + SMTP.getSmtp().getPort(),
+                "smtp.startTls=false",
+                "smtp.from=alerts@cs.test",
+                "digest.tick=PT0.2S",
+                "runtime.commitInterval=200",
+                "");
+    }
+
+    /** Starts {@code ops/changestream alerts --config FILE} on the packaged jar; returns its HTTP port. */
+    private int startService(Path dir, String settings) throws Exception {
+        Path jar = ROOT.resolve("ops/target/changestream.jar");
+        assertTrue(Files.isRegularFile(jar), "the fat jar is packaged before the ITs run: " + jar);
+        Path config = dir.resolve("alerts.properties");
+        Files.writeString(config, settings);
+        log = dir.resolve("alerts.log");
+        ProcessBuilder pb = new ProcessBuilder("bash", ROOT.resolve("ops/changestream").toString(), "alerts",
+                "--config", config.toString()).redirectError(log.toFile());
+        pb.environment().put("CHANGESTREAM_SKIP_BUILD", "1");
+        pb.environment().put("JAVA_OPTS", "-Xmx384m");
+        service = pb.start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(service.getInputStream(),
+                StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        String line;
+        while ((line = out.readLine()) != null && System.nanoTime() < deadline) {
+            Matcher m = STARTED.matcher(line);
+            if (m.find()) {
+                Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "shipped-jar-stdout");
+                drain.setDaemon(true);
+                drain.start();
+                return Integer.parseInt(m.group(1));
+            }
+        }
+        throw new AssertionError("the shipped alert service did not start: " + Files.readString(log));
+    }
+
+    /** One subscription per destination type, a digest and a grouped one, applied through the admin API. */
+    private void applySubscriptions(Path dir, int port, String lineageTopic) throws IOException {
+        Files.createDirectories(dir);
+        write(dir, "om", table("om", webhook("Webhook", "/om", ", \"secretKey\": \"" + OM_SECRET + "\"")));
+        write(dir, "standard", table("standard", webhook("Webhook", "/standard", ", \"secretKey\": \""
+                + STANDARD_SECRET + "\", \"signatureScheme\": \"standard\"")));
+        write(dir, "slack", table("slack", webhook("Slack", "/slack", "")));
+        write(dir, "teams", table("teams", webhook("MsTeams", "/teams", "")));
+        write(dir, "gchat", table("gchat", webhook("GChat", "/gchat", "")));
+        write(dir, "email", table("email", "{\"category\": \"External\", \"type\": \"Email\", "
+                + "\"config\": {\"receivers\": [\"ops@cs.test\"]}}"));
+        write(dir, "lineage", lineage("lineage-http", "{\"endpoint\": \"" + receiver.url("/lineage") + "\"}"));
+        write(dir, "lineage-kafka", lineage("lineage-kafka", "{\"transport\": \"kafka\", \"topic\": \""
+                + lineageTopic + "\"}"));
+        write(dir, "digest", table("digest", webhook("Webhook", "/digest", "")).replace(
+                "{\"triggerType\": \"RealTime\"}", "{\"triggerType\": \"Scheduled\", \"scheduleInfo\": \"Custom\", "
+                        + "\"cronExpression\": \"0/2 * * * * ?\"}"));
+        write(dir, "grouped", table("grouped", webhook("Slack", "/grouped", "")).replace("\"provider\": \"user\"",
+                "\"provider\": \"user\", \"grouping\": {\"groupBy\": [\"entityType\"], \"groupWait\": \"3s\"}"));
+        List<SubscriptionsClient.Applied> applied = new SubscriptionsClient(URI.create("http://127.0.0.1:" + port),
+                TOKEN, Duration.ofSeconds(20)).apply(SubscriptionsClient.files(dir));
+        assertEquals(10, applied.size(), applied.toString());
+    }
+
+    private static void write(Path dir, String name, String json) throws IOException {
+        Files.writeString(dir.resolve(name + ".json"), json);
+    }
+
+    private String webhook(String type, String path, String extra) {
+        return "{\"category\": \"External\", \"type\": \"" + type + "\", \"timeout\": 5, \"readTimeout\": 5, "
+                + "\"config\": {\"endpoint\": \"" + receiver.url(path) + "\"" + extra + "}}";
+    }
+
+    private static String table(String name, String destination) {
+        return """
+                {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
+                 "resources": ["table"], "input": {"filters": [], "actions": []},
+                 "destinations": [%s], "retries": 3, "provider": "user"}
+                """.formatted(name, destination);
+    }
+
+    private static String lineage(String name, String config) {
+        return """
+                {"name": "%s", "alertType": "Observability", "resources": ["ingestionPipeline"],
+                 "input": {"filters": [], "actions": [{"name": "GetIngestionPipelineStatusUpdates",
+                   "effect": "include", "arguments": [{"name": "ingestionPipelineStateList", "input": ["failed"]}]}]},
+                 "destinations": [{"category": "External", "type": "OpenLineage", "config": %s}], "retries": 3}
+                """.formatted(name, config);
+    }
+}
