@@ -73,7 +73,8 @@ final class DevCommand implements Callable<Integer> {
     Duration stopTimeout;
 
     @Option(names = "--smoke", description = "Run bounded: check that change events were captured, alerts reached "
-            + "the webhook sink, a log stream completed and every /metrics has HELP text; then stop; exit 0 or 1.")
+            + "the webhook sink, finished runs reached it as OpenLineage events, a log stream completed and every "
+            + "/metrics has HELP text; then stop; exit 0 or 1.")
     boolean smoke;
 
     @Option(names = "--smoke-timeout", defaultValue = "PT120S", description = "Bound on the smoke checks (default "

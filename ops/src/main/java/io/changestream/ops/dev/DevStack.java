@@ -92,9 +92,11 @@ public final class DevStack implements AutoCloseable {
         progress(out, "starting alert-consumer");
         alerts = track(AlertService.start(AlertServiceConfig.from(alertSettings(), Map.of())));
         await(alerts::ready, "the alert-consumer to be ready");
-        SubscriptionsClient.Applied demo = new SubscriptionsClient(URI.create(alertsUrl()), settings.token(),
-                settings.startTimeout()).apply(List.of(demoSubscription(dir))).get(0);
-        progress(out, "demo subscription '" + demo.name() + "' (" + demo.id() + ") delivers to " + webhook.url());
+        List<SubscriptionsClient.Applied> demo = new SubscriptionsClient(URI.create(alertsUrl()), settings.token(),
+                settings.startTimeout()).apply(List.of(DemoSubscription.write(dir, webhook.url()),
+                DemoSubscription.writeLineage(dir, webhook.lineageUrl())));
+        progress(out, "demo subscriptions '" + demo.get(0).name() + "' (to " + webhook.url() + ") and '"
+                + demo.get(1).name() + "' (OpenLineage, to " + webhook.lineageUrl() + ")");
         writer = track(new DemoWriter(postgres.dataSource(), dir.resolve("logs"), settings.eventInterval(),
                 settings.linesPerRun(), clock).start());
     }
@@ -135,11 +137,6 @@ public final class DevStack implements AutoCloseable {
         s.put("destinations.allowPrivateAddresses", "true");
         s.put("runtime.commitInterval", "500");
         return s;
-    }
-
-    /** Writes the demo subscription (the platform's CreateEventSubscription JSON) and returns its file. */
-    private Path demoSubscription(Path dir) {
-        return DemoSubscription.write(dir, webhook.url());
     }
 
     /** Each service's {@code /metrics} URL by service name. */

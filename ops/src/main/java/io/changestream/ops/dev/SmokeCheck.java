@@ -30,8 +30,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The bounded checks of {@code dev --smoke}: change events were captured into the {@code changes} topic, the demo
- * subscription's alerts arrived at the demo webhook sink, and a demo pipeline run's log stream, read over SSE from
- * the start, ends with a {@code complete} event; every service's {@code /metrics} answers with HELP text for every
+ * subscription's alerts arrived at the demo webhook sink, finished demo runs reached it as OpenLineage events, and a
+ * demo pipeline run's log stream, read over SSE from the start, ends with a {@code complete} event (e-mail is not
+ * checked: the dev stack has no SMTP server); every service's {@code /metrics} answers with HELP text for every
  * family (each scrape is kept in {@code <data-dir>/smoke/}). Run by the launching
  * thread; the SSE read happens on one helper thread so the whole check stays within its deadline.
  */
@@ -94,6 +95,13 @@ public final class SmokeCheck {
             }
             Thread.sleep(200);
         }
+        while (stack.webhook().lineageReceived() < 1) {
+            if (System.nanoTime() > deadline) {
+                return new Result(false, "no OpenLineage event of a finished demo run reached the sink within "
+                        + timeout + " (" + stack.writer().runsFinished() + " runs finished)");
+            }
+            Thread.sleep(200);
+        }
         String metrics = checkMetrics(remaining(deadline));
         if (!metrics.isEmpty()) {
             return new Result(false, metrics);
@@ -101,7 +109,8 @@ public final class SmokeCheck {
         return new Result(true, captured + " change events captured from " + stack.writer().eventsWritten()
                 + " inserted; log stream of run " + runId + " completed after " + logEvents + " log events ("
                 + last + "); " + stack.webhook().received() + " alerts delivered to the webhook sink ("
-                + stack.webhook().repeated() + " repeated Idempotency-Keys)");
+                + stack.webhook().repeated() + " repeated Idempotency-Keys); " + stack.webhook().lineageReceived()
+                + " OpenLineage events of finished runs");
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.changestream.ops.dev;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.changestream.ops.OpsException;
+import io.changestream.topics.serde.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -18,13 +20,16 @@ import java.util.regex.Pattern;
 
 /**
  * The demo webhook receiver: accepts every POST with 200 and prints one line per delivery (event type, entity,
- * Idempotency-Key), counting deliveries and repeated keys. Its HTTP threads (a small fixed pool) call
- * {@link #handle}; counters are safe to read from any thread.
+ * Idempotency-Key), counting deliveries and repeated keys; POSTs to {@link #LINEAGE_PATH} are OpenLineage run events
+ * (printed as {@code lineage <- …} and counted apart). Its HTTP threads (a small fixed pool) call {@link #handle};
+ * counters are safe to read from any thread.
  */
 public final class WebhookSink implements AutoCloseable {
 
     private static final Pattern FIELD = Pattern.compile("\"(eventType|entityType|entityFullyQualifiedName)\"\\s*:"
             + "\\s*\"([^\"]*)\"");
+    /** Path of the OpenLineage endpoint. */
+    static final String LINEAGE_PATH = "/lineage";
     /** Largest body read from one request. */
     static final int MAX_BODY_BYTES = 1 << 20;
 
@@ -37,6 +42,7 @@ public final class WebhookSink implements AutoCloseable {
     private final PrintWriter out;
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong repeated = new AtomicLong();
+    private final AtomicLong lineage = new AtomicLong();
     private final Set<String> keys = ConcurrentHashMap.newKeySet();
 
     private final String advertised;
@@ -76,6 +82,16 @@ public final class WebhookSink implements AutoCloseable {
         return "http://" + advertised + ":" + server.getAddress().getPort() + "/webhook";
     }
 
+    /** The URL OpenLineage destinations post run events to. */
+    public String lineageUrl() {
+        return "http://" + advertised + ":" + server.getAddress().getPort() + LINEAGE_PATH;
+    }
+
+    /** OpenLineage requests received. */
+    public long lineageReceived() {
+        return lineage.get();
+    }
+
     /** Deliveries received. */
     public long received() {
         return received.get();
@@ -94,6 +110,12 @@ public final class WebhookSink implements AutoCloseable {
             }
             String body = new String(in.readNBytes(MAX_BODY_BYTES), StandardCharsets.UTF_8);
             String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+            if (LINEAGE_PATH.equals(exchange.getRequestURI().getPath())) {
+                lineage.incrementAndGet();
+                print("lineage <- " + runEvent(body), key, false);
+                exchange.sendResponseHeaders(200, -1);
+                return;
+            }
             received.incrementAndGet();
             boolean again = key != null && !keys.add(key);
             if (again) {
@@ -104,12 +126,26 @@ public final class WebhookSink implements AutoCloseable {
             while (m.find()) {
                 line.append(m.group(2)).append(' ');
             }
-            line.append("Idempotency-Key=").append(key).append(again ? " (repeat)" : "");
-            synchronized (out) {
-                out.println(line);
-                out.flush();
-            }
+            print(line.toString(), key, again);
             exchange.sendResponseHeaders(200, -1);
+        }
+    }
+
+    /** {@code <eventType> <job name> } of an OpenLineage run event, or empty for a body that is none. */
+    private static String runEvent(String body) {
+        try {
+            JsonNode event = Json.mapper().readTree(body);
+            return event.path("eventType").asText() + " " + event.path("job").path("name").asText() + " ";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** Prints one line: {@code start}, then the Idempotency-Key. */
+    private void print(String start, String key, boolean again) {
+        synchronized (out) {
+            out.println(start + "Idempotency-Key=" + key + (again ? " (repeat)" : ""));
+            out.flush();
         }
     }
 
