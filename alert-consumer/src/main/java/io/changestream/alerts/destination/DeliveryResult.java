@@ -80,4 +80,18 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
     public boolean isDelivered() {
         return outcome == Outcome.DELIVERED;
     }
+
+    /**
+     * Settled without sending: this destination had nothing to send (a run state outside a lineage destination's
+     * {@code statuses}, roles that select no receiver). A {@link Outcome#DELIVERED} with a reason (why nothing was
+     * sent); {@code /status} counts it as skipped, not delivered.
+     */
+    public static DeliveryResult skipped(String reason) {
+        return new DeliveryResult(Outcome.DELIVERED, null, Objects.requireNonNull(reason, "reason"));
+    }
+
+    /** True when settled without sending ({@link #skipped}). */
+    public boolean isSkipped() {
+        return outcome == Outcome.DELIVERED && reason != null;
+    }
 }

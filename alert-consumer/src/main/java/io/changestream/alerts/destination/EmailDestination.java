@@ -98,7 +98,7 @@ public final class EmailDestination implements Destination {
             return DeliveryResult.retry(null, "receivers unknown: " + e.getMessage());
         }
         if (to.isEmpty()) {
-            return DeliveryResult.delivered();
+            return DeliveryResult.skipped("the destination's receivers and roles select nobody for this event");
         }
         ChangeMessage m = request.event() != null ? ChangeMessage.of(request.event(), messages)
                 : ChangeMessage.of(request.runStatus(), messages);

@@ -10,7 +10,8 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <ul>
  *   <li>group progress: {@code destinationId} = the destination group's key, status {@code DELIVERED} (that group
- *       got it) or {@value #ATTEMPTING} (an at-most-once group is about to be sent); key
+ *       got it), {@code SKIPPED} (that group was settled without sending: nothing to send; done like DELIVERED)
+ *       or {@value #ATTEMPTING} (an at-most-once group is about to be sent); key
  *       {@code <pair key>|<group key>};</li>
  *   <li>reset marker: subscription {@value #RESET_SUBSCRIPTION}, status {@value #RESET}, event id
  *       {@code <topic>:<partition>}; written by {@code ops offsets reset --execute}: a window rebuild ignores every

@@ -76,7 +76,8 @@ final class LedgerWindow {
 
     /**
      * Merges one record of this group and source partition. A pair record sets the status unless a newer one was
-     * learned; a group record adds its destination group to the delivered or attempted ones.
+     * learned; a group record adds its destination group to the delivered (also when SKIPPED: done, nothing to send)
+     * or attempted ones.
      */
     synchronized void apply(DeliveryRecord r, boolean own, long budget, long horizonStart) {
         if (!own && r.deliveredAt() < horizonStart) {
@@ -95,7 +96,7 @@ final class LedgerWindow {
             }
         } else {
             Set<String> groups = null;
-            if (DeliveryRecord.DELIVERED.equals(r.status())) {
+            if (DeliveryRecord.DELIVERED.equals(r.status()) || DeliveryRecord.SKIPPED.equals(r.status())) {
                 if (e.delivered == null) {
                     e.delivered = new TreeSet<>();
                 }

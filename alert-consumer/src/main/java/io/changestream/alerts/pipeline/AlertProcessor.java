@@ -335,6 +335,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             case DELIVERED -> {
                 pair.done.add(group.key());
                 group.memberIds().forEach(id -> observer.delivered(sub.id(), id));
+                if (result.isSkipped()) { // settled without sending: /status counts it as skipped (issue 23)
+                    return ledger.recordGroupAsync(at.tp(), at.event().offset(), sub.id(), at.notice().eventId(),
+                            group.key(), DeliveryRecord.SKIPPED);
+                }
                 if (pair.done.size() < at.groups().size()) {
                     // progress per destination group: a crash before the pair settles re-sends only the rest
                     return ledger.recordGroupAsync(at.tp(), at.event().offset(), sub.id(), at.notice().eventId(),

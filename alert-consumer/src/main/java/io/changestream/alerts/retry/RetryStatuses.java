@@ -52,7 +52,7 @@ final class RetryStatuses implements DeliveryStatuses {
 
     private static DestinationStatus with(DestinationStatus s, String status, String reason) {
         return new DestinationStatus(s.destinationId(), s.type(), status, s.delivered(), s.failed(), s.deadLettered(),
-                s.lastSuccessfulAt(), s.lastFailedAt(), reason, s.nextAttempt());
+                s.lastSuccessfulAt(), s.lastFailedAt(), reason, s.nextAttempt(), s.skipped());
     }
 
     @Override

@@ -19,6 +19,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -39,7 +41,12 @@ import org.slf4j.LoggerFactory;
  * also after a restart. What counts, per destination:
  * <ul>
  *   <li>{@code delivered}: unique notifications whose pair the ledger settled {@code DELIVERED} (this group's
- *       records only; a pair record covers every destination of the subscription);</li>
+ *       records only; a pair record covers every destination of the subscription), less those skipped for this
+ *       destination: only requests a receiver accepted;</li>
+ *   <li>{@code skipped}: unique notifications of such pairs whose group record for this destination's send group
+ *       says {@code SKIPPED}: settled without sending, nothing to send (a run state outside a lineage destination's
+ *       {@code statuses}, roles that select no receiver); a skip waits for its pair's record, and at most
+ *       {@code status.dedupeEntries} such pairs wait at once;</li>
  *   <li>{@code deadLettered}: unique notifications on {@code alert-dlq} for this destination's send group, or for
  *       the whole subscription (a filter failure);</li>
  *   <li>{@code failed}: unique notifications that failed at least once — delivered after a retry (ledger
@@ -66,6 +73,8 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         long retried;
         Long lastSuccessfulAt;
         final Map<String, DeadLetters> byGroup = new HashMap<>();
+        /** Skipped notifications by send group (its first member's id). */
+        final Map<String, Long> skippedByGroup = new HashMap<>();
     }
 
     private static final class DeadLetters {
@@ -81,6 +90,8 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     private final JsonSerde<FailedEvent> dlqSerde = Serdes.failedEvent();
     private final Map<String, Subscription> subscriptions = new HashMap<>();
     private final LinkedHashMap<String, Boolean> seen;
+    /** SKIPPED group records (pair key → group keys) waiting for their pair's DELIVERED record. */
+    private final LinkedHashMap<String, Set<String>> pendingSkips;
     private final Object lock = new Object();
     private final AtomicLong wanted = new AtomicLong();
     private long served;
@@ -102,6 +113,12 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         this.seen = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > dedupe;
+            }
+        };
+        this.pendingSkips = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Set<String>> eldest) {
                 return size() > dedupe;
             }
         };
@@ -191,17 +208,37 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     }
 
     private void foldLedger(DeliveryRecord r) {
-        if (r.destinationId() != null || LedgerRecords.isReset(r) || !settings.groupId().equals(r.groupId())
-                || !DeliveryRecord.DELIVERED.equals(r.status())) {
-            return; // group progress, reset markers, other groups, filtered-out and dead-lettered pairs (the DLQ)
+        if (LedgerRecords.isReset(r) || !settings.groupId().equals(r.groupId())) {
+            return; // reset markers, other groups
+        }
+        if (r.destinationId() != null) { // group progress: only a skip counts, once its pair is settled
+            if (DeliveryRecord.SKIPPED.equals(r.status())) {
+                synchronized (lock) {
+                    pendingSkips.computeIfAbsent(r.key(), k -> new TreeSet<>()).add(r.destinationId());
+                }
+            }
+            return;
+        }
+        if (!DeliveryRecord.DELIVERED.equals(r.status())) {
+            if (DeliveryRecord.DEAD_LETTERED.equals(r.status())) {
+                synchronized (lock) {
+                    pendingSkips.remove(r.key()); // counted by the DLQ, not here
+                }
+            }
+            return; // filtered-out, dead-lettered (the DLQ) and handed-off pairs (settled later by the retry path)
         }
         synchronized (lock) {
+            Set<String> skippedGroups = pendingSkips.remove(r.key());
             if (seen.put(r.key(), Boolean.TRUE) != null) {
                 return;
             }
             Subscription s = subscription(r.subscriptionId());
             if (s == null) {
                 return;
+            }
+            if (skippedGroups != null) {
+                // a group key is "<TYPE>:<first member id>"; status is kept under the first member's id
+                skippedGroups.forEach(g -> s.skippedByGroup.merge(g.substring(g.indexOf(':') + 1), 1L, Long::sum));
             }
             s.delivered++;
             if (r.attempts() > 1) {
@@ -325,6 +362,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
                 }
             }
         }
+        long skipped = s.skippedByGroup.getOrDefault(sendGroup, 0L);
         String state;
         if (disabled) {
             state = "disabled";
@@ -333,8 +371,9 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         } else {
             state = "active";
         }
-        return new DestinationStatus(id, type, state, s.delivered, s.retried + deadLettered, deadLettered,
-                s.lastSuccessfulAt, last == null ? null : last.lastAt, last == null ? null : last.lastReason, null);
+        return new DestinationStatus(id, type, state, s.delivered - skipped, s.retried + deadLettered, deadLettered,
+                s.lastSuccessfulAt, last == null ? null : last.lastAt, last == null ? null : last.lastReason, null,
+                skipped);
     }
 
     @Override

@@ -64,15 +64,7 @@ class LineageIT {
                 statuses.add(new PipelineRunStatus("mysql_prod.ingest_" + i, "run-" + i, state,
                         1_700_000_000_000L + i, 1_700_000_060_000L + i, 1_699_999_990_000L + i));
             }
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                    ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(), new StringSerializer())) {
-                for (PipelineRunStatus s : statuses) {
-                    producer.send(new ProducerRecord<>(catalog.pipelineStatus().name(), s.key(),
-                            Serdes.pipelineRunStatus().toJson(s)));
-                }
-                producer.flush();
-            }
+            produce(catalog, statuses);
 
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> events(receiver).size() >= RUNS / 2);
@@ -101,6 +93,69 @@ class LineageIT {
             assertTrue(requests.stream().allMatch(h -> h.idempotencyKey() != null && !h.idempotencyKey().isBlank()),
                     "every lineage request carries an Idempotency-Key");
         }
+    }
+
+    /**
+     * Issue 23: run states outside the destination's {@code statuses} are settled without sending. {@code /status}
+     * used to count them as delivered (a dev-stack receiver got nothing while it said "delivered 4"): they are
+     * {@code skipped}, and {@code delivered} counts only what the receiver accepted.
+     */
+    @Test
+    void runStatesOutsideTheDestinationsStatusesCountAsSkippedNotDelivered() throws Exception {
+        String ns = AlertTestSupport.namespace("lineage-skip");
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, 2);
+        AlertTestSupport.provision(broker, catalog);
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
+        settings.put("lineage.batchWindow", "PT0S");
+        try (Receiver receiver = new Receiver();
+             AlertService service = AlertService.start(AlertTestSupport.config(settings))) {
+            String id = create(service.httpPort(), """
+                    {"name": "failed-only", "alertType": "Observability", "resources": ["ingestionPipeline"],
+                     "input": {"filters": [], "actions": [{"name": "GetIngestionPipelineStatusUpdates",
+                       "effect": "include", "arguments": [{"name": "ingestionPipelineStateList",
+                       "input": ["failed", "success"]}]}]},
+                     "destinations": [{"category": "External", "type": "OpenLineage",
+                       "config": {"endpoint": "%s", "statuses": ["failed"]}}], "retries": 3}
+                    """.formatted(receiver.url("/api/v1/lineage")));
+            List<PipelineRunStatus> runs = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                runs.add(new PipelineRunStatus("mysql_prod.skip_" + i, "run-" + i, i < 2 ? PipelineState.FAILED
+                        : PipelineState.SUCCESS, 1_700_000_000_000L + i, 1_700_000_060_000L + i,
+                        1_699_999_990_000L + i));
+            }
+            produce(catalog, runs);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                JsonNode d = status(service, id).get("destinations").get(0);
+                return d.path("delivered").asLong() + d.path("skipped").asLong() >= runs.size();
+            });
+            JsonNode destination = status(service, id).get("destinations").get(0);
+            assertEquals(2, receiver.all().size(), "the failed runs were sent");
+            assertEquals(2, destination.get("delivered").asLong(), "delivered: what the receiver accepted: "
+                    + destination);
+            assertEquals(3, destination.path("skipped").asLong(), "the successful runs were settled unsent: "
+                    + destination);
+            assertEquals(0, destination.get("failed").asLong(), destination.toString());
+        }
+    }
+
+    /** Produces run statuses to {@code pipeline-status}, keyed as the connector keys them; waits for the acks. */
+    private void produce(TopicCatalog catalog, List<PipelineRunStatus> statuses) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(), new StringSerializer())) {
+            for (PipelineRunStatus s : statuses) {
+                producer.send(new ProducerRecord<>(catalog.pipelineStatus().name(), s.key(),
+                        Serdes.pipelineRunStatus().toJson(s)));
+            }
+            producer.flush();
+        }
+    }
+
+    private static JsonNode status(AlertService service, String id) {
+        AlertTestSupport.Answer answer = AlertTestSupport.call(service.httpPort(), "GET",
+                "/api/v1/events/subscriptions/" + id + "/status", null);
+        assertEquals(200, answer.status(), answer.body());
+        return answer.json();
     }
 
     /** Every event the receiver got, batches unpacked. */

@@ -41,6 +41,12 @@ public record DeliveryRecord(
     public static final String FILTERED_OUT = "FILTERED_OUT";
     /** Delivery failed finally; the event went to {@code alert-dlq}. */
     public static final String DEAD_LETTERED = "DEAD_LETTERED";
+    /**
+     * Group progress only (with a {@code destinationId}): that destination group was settled without sending — it
+     * had nothing to send (a run state outside a lineage destination's {@code statuses}, roles that select no
+     * receiver). {@code /status} counts it as skipped, not delivered.
+     */
+    public static final String SKIPPED = "SKIPPED";
 
     public DeliveryRecord {
         Objects.requireNonNull(groupId, "DeliveryRecord.groupId is required");

@@ -22,7 +22,7 @@ import org.apache.kafka.clients.producer.Producer;
 
 /**
  * An OpenLineage destination. Takes run-status requests ({@link DeliveryRequest#ofRun}); states outside the
- * destination's {@link LineageSettings#statuses()} are settled as delivered without sending. Config:
+ * destination's {@link LineageSettings#statuses()} are settled without sending ({@link DeliveryResult#skipped}). Config:
  * {@code transport} {@code http} (default: {@code endpoint}, optional {@code batchEndpoint}, {@code headers},
  * {@code apiKey} sent as a bearer token) or {@code kafka} ({@code topic}); overrides of the service's
  * {@code lineage.*} settings ({@code namespace}, {@code statuses}, {@code gzipThresholdBytes},
@@ -80,7 +80,8 @@ public final class OpenLineageDestination implements Destination {
             if (request.runStatus() == null) {
                 results[i] = DeliveryResult.permanent("OpenLineage destinations take pipeline run statuses only");
             } else if (!effective.statuses().contains(request.runStatus().state())) {
-                results[i] = DeliveryResult.delivered();
+                results[i] = DeliveryResult.skipped("run state " + request.runStatus().state()
+                        + " is not among the destination's statuses");
             } else {
                 items.add(new LineageBatcher.Item(RunEvents.of(request.runStatus(), effective),
                         request.idempotencyKey()));

@@ -218,7 +218,8 @@ class OpenLineageDestinationTest {
     @Test
     void statusesThatDoNotMatterAreSettledWithoutSending() throws IOException {
         OpenLineageDestination lineage = new OpenLineageDestination(LineageSettings.DEFAULTS, sender, null);
-        assertTrue(lineage.deliver(request(destination(""), run("r", PipelineState.RUNNING))).isDelivered());
+        DeliveryResult result = lineage.deliver(request(destination(""), run("r", PipelineState.RUNNING)));
+        assertTrue(result.isDelivered() && result.isSkipped(), "settled, counted as skipped: " + result);
         assertEquals(0, posted.size());
     }
 
@@ -226,9 +227,10 @@ class OpenLineageDestinationTest {
     void aDestinationOverridesNamespaceAndStatuses() throws IOException {
         OpenLineageDestination lineage = new OpenLineageDestination(settings(Duration.ZERO), sender, null);
         SubscriptionDestination d = destination(",\"namespace\":\"prod-lineage\",\"statuses\":[\"running\"]");
-        assertTrue(lineage.deliver(request(d, run("r", PipelineState.FAILED))).isDelivered());
+        assertTrue(lineage.deliver(request(d, run("r", PipelineState.FAILED))).isSkipped());
         assertEquals(0, posted.size(), "failed is not one of this destination's statuses");
-        assertTrue(lineage.deliver(request(d, run("r", PipelineState.RUNNING))).isDelivered());
+        DeliveryResult sent = lineage.deliver(request(d, run("r", PipelineState.RUNNING)));
+        assertTrue(sent.isDelivered() && !sent.isSkipped(), String.valueOf(sent));
         JsonNode json = validatedEvents().get(0);
         assertEquals("RUNNING", json.get("eventType").asText());
         assertEquals("prod-lineage", json.at("/job/namespace").asText());
