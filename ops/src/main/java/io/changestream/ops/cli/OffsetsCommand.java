@@ -3,6 +3,7 @@ package io.changestream.ops.cli;
 import io.changestream.ops.offsets.GroupOffsets;
 import io.changestream.ops.offsets.OffsetReset;
 import io.changestream.ops.offsets.PartitionPlan;
+import io.changestream.ops.offsets.LedgerNamespace;
 import io.changestream.ops.offsets.ResetMarkers;
 import io.changestream.ops.UsageException;
 import io.changestream.ops.offsets.ResetPlan;
@@ -13,6 +14,7 @@ import io.changestream.topics.TopicCatalog;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -84,9 +86,9 @@ final class OffsetsCommand extends ParentCommand {
                 + "service still skips pairs it delivered (within ledger.dedupeHorizon) and sends only the rest.")
         boolean skipDelivered;
 
-        @Option(names = "--namespace", defaultValue = TopicCatalog.DEFAULT_NAMESPACE,
-                description = "Topic name prefix of the alert-ledger the reset marker goes to (default "
-                        + "${DEFAULT-VALUE}).")
+        @Option(names = "--namespace", description = "Topic name prefix of the alert-ledger the reset markers go to "
+                + "(default: the namespace of the group's topics, e.g. hr. for hr.changes; refused when they "
+                + "disagree).")
         String namespace;
 
         static final class Groups {
@@ -174,6 +176,7 @@ final class OffsetsCommand extends ParentCommand {
                             + groups.group + "'");
                 }
                 ResetPlan plan = reset.plan(groups.group, selection, forGroup);
+                List<Optional<String>> ledgers = List.of(ledgerNamespace(plan)); // refused before anything changes
                 if (execute) {
                     plan = reset.execute(plan);
                 }
@@ -184,15 +187,23 @@ final class OffsetsCommand extends ParentCommand {
                 }
                 if (execute) {
                     PrintWriter notes = export ? spec.commandLine().getErr() : spec.commandLine().getOut();
-                    mark(launcher, admin, List.of(plan), notes);
+                    mark(launcher, admin, List.of(plan), ledgers, notes);
                 }
             }
             return Launcher.OK;
         }
 
-        /** Writes the reset markers unless {@code --skip-delivered}; says what the alert service will do. */
-        private void mark(Launcher launcher, Admin admin, List<ResetPlan> plans, PrintWriter out) {
-            String ledger = new TopicCatalog(namespace).alertLedger().name();
+        /** The namespace of the ledger a plan's markers go to (none with {@code --skip-delivered}). */
+        private Optional<String> ledgerNamespace(ResetPlan plan) {
+            return skipDelivered ? Optional.empty() : LedgerNamespace.resolve(plan, namespace);
+        }
+
+        /**
+         * Writes the reset markers unless {@code --skip-delivered}, each plan's to the ledger of its namespace
+         * ({@code ledgers}, in plan order); says what the alert service will do.
+         */
+        private void mark(Launcher launcher, Admin admin, List<ResetPlan> plans, List<Optional<String>> ledgers,
+                          PrintWriter out) {
             if (skipDelivered) {
                 out.println("--skip-delivered: no reset marker; the alert service skips what the group already "
                         + "delivered and sends the rest.");
@@ -202,19 +213,27 @@ final class OffsetsCommand extends ParentCommand {
                     Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.CLIENT_ID_CONFIG, "changestream-ops")),
                     new StringSerializer(), new StringSerializer())) {
                 ResetMarkers markers = new ResetMarkers(admin, producer, launcher.clock(), kafka.timeout);
-                int written = 0;
-                for (ResetPlan plan : plans) {
-                    written += markers.write(plan, ledger);
+                for (int i = 0; i < plans.size(); i++) {
+                    ResetPlan plan = plans.get(i);
+                    if (ledgers.get(i).isEmpty()) {
+                        out.println("No reset marker for group '" + plan.group() + "': its topics are no "
+                                + "changestream source topics (changes, pipeline-status, alert-retry).");
+                        continue;
+                    }
+                    String ledger = new TopicCatalog(ledgers.get(i).get()).alertLedger().name();
+                    int written = markers.write(plan, ledger);
+                    out.println(written == 0 ? "No " + ledger + " topic: no reset marker written for group '"
+                            + plan.group() + "'."
+                            : "Wrote " + written + " reset marker(s) to " + ledger + ": the group re-delivers from "
+                            + "the new offsets.");
                 }
-                out.println(written == 0 ? "No " + ledger + " topic: no reset marker written."
-                        : "Wrote " + written + " reset marker(s) to " + ledger + ": the group re-delivers from the "
-                        + "new offsets.");
             }
         }
 
         private int allGroups(Launcher launcher, Admin admin, OffsetReset reset, TopicSelection selection,
                               ResetStrategy strategy, Map<String, ResetStrategy.FromFile> files, boolean execute) {
             OffsetReset.GroupsPlan all = reset.planAllGroups(selection, strategy, files);
+            List<Optional<String>> ledgers = all.plans().stream().map(this::ledgerNamespace).toList();
             List<ResetPlan> plans = new java.util.ArrayList<>();
             for (ResetPlan plan : all.plans()) {
                 plans.add(execute ? reset.execute(plan) : plan);
@@ -226,7 +245,7 @@ final class OffsetsCommand extends ParentCommand {
                 plans.forEach(p -> print(p, out));
             }
             if (execute && !plans.isEmpty()) {
-                mark(launcher, admin, plans, export ? spec.commandLine().getErr() : out);
+                mark(launcher, admin, plans, ledgers, export ? spec.commandLine().getErr() : out);
             }
             all.refused().forEach(spec.commandLine().getErr()::println);
             return all.refused().isEmpty() ? Launcher.OK : Launcher.FAILED;

@@ -75,6 +75,53 @@ class OffsetsCommandIT {
         assertTrue(d.out().contains("total lag 4"), d.out());
     }
 
+    /**
+     * Issue 23: a group of namespace {@code hr…} reset without {@code --namespace} got its markers in
+     * {@code cs.alert-ledger}, and the command said the group re-delivers. Now the markers go to the ledger of the
+     * group's topics, and a {@code --namespace} that disagrees is refused before anything is reset.
+     */
+    @Test
+    void resetMarkersGoToTheLedgerOfTheGroupsNamespaceAndADisagreeingNamespaceIsRefused() throws Exception {
+        String ns = "hr" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        String changes = ns + "changes";
+        String ledger = ns + "alert-ledger";
+        broker.createTopic(changes, 2);
+        broker.createTopic(ledger, 2);
+        KafkaTestClients.produce(broker, List.of(new ProducerRecord<>(changes, 0, "k", "v0"),
+                new ProducerRecord<>(changes, 0, "k", "v1")));
+        String group = "g-" + UUID.randomUUID();
+
+        Cli.Result derived = run("offsets", "reset", "--group", group, "--topic", changes, "--to-earliest",
+                "--execute");
+        assertEquals(0, derived.code(), derived.out() + derived.err());
+        assertTrue(derived.out().contains("Wrote 2 reset marker(s) to " + ledger), derived.out());
+        assertEquals(2, KafkaTestClients.readAll(broker, ledger, java.time.Duration.ofSeconds(10)).size(),
+                "one marker per partition, in the group's own ledger");
+
+        Cli.Result refused = run("offsets", "reset", "--group", group, "--topic", changes, "--to-latest",
+                "--execute", "--namespace", "cs.");
+        assertEquals(2, refused.code(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("--namespace 'cs.'") && refused.err().contains(changes)
+                && refused.err().contains(ledger), refused.err());
+        assertTrue(!refused.out().contains("Wrote"), "no success message: " + refused.out());
+        try (Admin admin = broker.admin()) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            assertEquals(0L, committed.get(new TopicPartition(changes, 0)).offset(), "nothing was reset");
+        }
+        assertEquals(2, KafkaTestClients.readAll(broker, ledger, java.time.Duration.ofSeconds(10)).size());
+
+        Cli.Result mixed = run("offsets", "reset", "--group", group, "--topic", changes, "--topic", topic,
+                "--to-earliest", "--dry-run", "--namespace", ns);
+        assertEquals(0, mixed.code(), "a non-source topic beside them does not matter: " + mixed.err());
+        String other = "it" + UUID.randomUUID().toString().substring(0, 6) + ".changes";
+        broker.createTopic(other, 1);
+        Cli.Result two = run("offsets", "reset", "--group", group, "--topic", changes, "--topic", other,
+                "--to-earliest", "--dry-run");
+        assertEquals(2, two.code(), two.out() + two.err());
+        assertTrue(two.err().contains("several namespaces") && two.err().contains(other), two.err());
+    }
+
     @Test
     void exportPrintsKafkasCsvThatFromFileExecutes() throws Exception {
         String group = "g-" + UUID.randomUUID();

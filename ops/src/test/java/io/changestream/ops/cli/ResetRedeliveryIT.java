@@ -99,11 +99,13 @@ class ResetRedeliveryIT {
             }
             assertEquals(EVENTS, receiver.keys.size(), "--skip-delivered sends nothing twice");
 
-            // a plain reset: the marker makes the group deliver everything again, with the same keys
+            // a plain reset, no --namespace (issue 23: the markers went to cs.alert-ledger, nothing was re-delivered):
+            // the marker in the ledger of the group's namespace makes it deliver everything again, with the same keys
             Cli.Result reset = Cli.run(env, "offsets", "reset", "--group", group, "--topic",
-                    catalog.changes().name(), "--to-earliest", "--execute", "--namespace", ns);
+                    catalog.changes().name(), "--to-earliest", "--execute");
             assertEquals(0, reset.code(), reset.out() + reset.err());
-            assertTrue(reset.out().contains("Wrote 3 reset marker(s)"), reset.out());
+            assertTrue(reset.out().contains("Wrote 3 reset marker(s) to " + catalog.alertLedger().name()),
+                    reset.out());
             try (AlertService service = AlertService.start(config)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> receiver.keys.size() >= 2 * EVENTS);
                 awaitNoLag(env, group);
