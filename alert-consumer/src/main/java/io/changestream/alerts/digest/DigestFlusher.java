@@ -312,8 +312,13 @@ public final class DigestFlusher implements AutoCloseable {
                     for (PartitionState state : owned.values()) {
                         if (!state.caughtUp && c.position(state.tp) >= state.endAtAssignment) {
                             state.caughtUp = true;
-                            LOG.info("digest partition {} read to its end: {} keys with windows", state.tp,
-                                    state.byKey.size());
+                            // an empty partition says nothing worth a line at every start (issue 23)
+                            if (state.byKey.isEmpty()) {
+                                LOG.debug("digest partition {} read to its end: no keys with windows", state.tp);
+                            } else {
+                                LOG.info("digest partition {} read to its end: {} keys with windows", state.tp,
+                                        state.byKey.size());
+                            }
                         }
                     }
                     flush(c);
@@ -664,7 +669,11 @@ public final class DigestFlusher implements AutoCloseable {
                     }
                     c.seek(tp, from);
                     owned.put(tp, state);
-                    LOG.info("digest partition {} taken over: re-reading from offset {} to {}", tp, from, end);
+                    if (from < end) {
+                        LOG.info("digest partition {} taken over: re-reading from offset {} to {}", tp, from, end);
+                    } else {
+                        LOG.debug("digest partition {} taken over: nothing to re-read", tp);
+                    }
                 }
             }
         } catch (WakeupException e) {

@@ -396,8 +396,12 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             window.rebuildMillis = TimeUnit.NANOSECONDS.toMillis(nanos);
             window.result = result;
             count(result);
-            LOG.info("ledger window of {}: {} records read, {} pairs kept, {} ms ({})", window.source,
-                    window.scanned, window.size(), window.rebuildMillis, result);
+            if (window.scanned == 0 && "empty".equals(result)) { // nothing to say at every first start (issue 23)
+                LOG.debug("ledger window of {}: empty, {} ms", window.source, window.rebuildMillis);
+            } else {
+                LOG.info("ledger window of {}: {} records read, {} pairs kept, {} ms ({})", window.source,
+                        window.scanned, window.size(), window.rebuildMillis, result);
+            }
             if (!"failed".equals(result)) {
                 window.ready.complete(null);
             }

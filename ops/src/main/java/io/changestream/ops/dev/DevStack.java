@@ -108,7 +108,10 @@ public final class DevStack implements AutoCloseable {
         }
     }
 
-    /** The dev catalog: replication 1, three partitions of changes. */
+    /**
+     * The dev catalog, the one layout of the dev stack: replication 1, three partitions of changes (so of the ledger)
+     * and of pipeline-status. Only the dev stack provisions it; the cdc-connector and the alert service read it.
+     */
     static TopicCatalog catalog() {
         return new TopicCatalog(DevSettings.NAMESPACE).withReplicationFactor((short) 1)
                 .withPartitions(CatalogTopic.CHANGES, 3).withPartitions(CatalogTopic.LOG_CHUNKS, 3)
@@ -120,6 +123,9 @@ public final class DevStack implements AutoCloseable {
         Map<String, String> s = new LocalPostgresCapture("127.0.0.1", postgres.port(), DevPostgres.DATABASE,
                 DevPostgres.USER, null).settings(kafka.bootstrapServers(), DevSettings.NAMESPACE);
         s.put("heartbeat.interval.ms", "5000");
+        // the dev stack provisioned its catalog (provisionTopics): the connector's own defaults (changes 12,
+        // pipeline-status 6) would raise those past the ledger's 3 partitions (issue 23)
+        s.put("kafka.create.topics", "false");
         s.put("http.port", Integer.toString(settings.cdcPort()));
         s.put("mask.pointers", "/connection/config/password");
         return s;

@@ -133,7 +133,7 @@ class ShippedJarIT {
         KafkaBroker broker = Brokers.shared();
         String ns = "jar" + UUID.randomUUID().toString().substring(0, 6) + ".";
         TopicCatalog catalog = new TopicCatalog(ns).withReplicationFactor((short) 1)
-                .withPartitions(CatalogTopic.CHANGES, 2);
+                .withPartitions(CatalogTopic.CHANGES, 2).withPartitions(CatalogTopic.PIPELINE_STATUS, 2);
         String lineageTopic = ns + "lineage-events";
         try (Admin admin = broker.admin()) {
             new TopicProvisioner(admin).provision(catalog.all());

@@ -47,6 +47,23 @@ public record ProvisioningReport(
         return created.isEmpty() && partitionsRaised.isEmpty() && configsChanged.isEmpty();
     }
 
+    /**
+     * One line for the log: how many topics were created, which were raised or aligned, how many were unchanged, and
+     * every warning, e.g. {@code 13 created; 0 unchanged}.
+     */
+    public String summary() {
+        StringBuilder s = new StringBuilder().append(created.size()).append(" created");
+        if (!partitionsRaised.isEmpty()) {
+            s.append("; partitions raised ").append(new java.util.TreeMap<>(partitionsRaised));
+        }
+        if (!configsChanged.isEmpty()) {
+            s.append("; configs aligned ").append(new java.util.TreeMap<>(configsChanged));
+        }
+        s.append("; ").append(unchanged.size()).append(" unchanged");
+        warnings.forEach(w -> s.append("; WARNING ").append(w));
+        return s.toString();
+    }
+
     @Override
     public String toString() {
         return "ProvisioningReport[created=" + created + ", partitionsRaised=" + partitionsRaised

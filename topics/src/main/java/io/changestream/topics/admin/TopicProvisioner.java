@@ -100,7 +100,14 @@ public final class TopicProvisioner {
                 .toList();
         ProvisioningReport report = new ProvisioningReport(created, partitionsRaised, configsChanged, unchanged,
                 warnings);
-        LOG.info("topics provisioned: {}", report);
+        // one line per run (issue 23: fifteen lines at every first start); each topic's detail at DEBUG
+        if (!report.warnings().isEmpty()) {
+            LOG.warn("topics provisioned: {}", report.summary());
+        } else if (!report.noChanges()) {
+            LOG.info("topics provisioned: {}", report.summary());
+        } else {
+            LOG.debug("topics provisioned: {}", report.summary());
+        }
         return report;
     }
 
@@ -116,7 +123,7 @@ public final class TopicProvisioner {
                 await(result.values().get(spec.name()), "create topic " + spec.name());
                 created.add(spec.name());
                 done.add(spec.name());
-                LOG.info("created topic {} ({} partitions, rf {}, {})", spec.name(), spec.partitions(),
+                LOG.debug("created topic {} ({} partitions, rf {}, {})", spec.name(), spec.partitions(),
                         spec.replicationFactor(), spec.configs());
             } catch (ProvisioningException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
@@ -224,7 +231,7 @@ public final class TopicProvisioner {
         if (!increases.isEmpty()) {
             await(admin.createPartitions(increases).all(), "raise partitions " + increases.keySet());
             raised.forEach((topic, change) -> {
-                LOG.info("raised partitions of {}: {}", topic, change);
+                LOG.debug("raised partitions of {}: {}", topic, change);
                 warnings.add(topic + ": partitions raised " + change + "; new records of a key may land on another "
                         + "partition than its older records");
             });
@@ -249,7 +256,7 @@ public final class TopicProvisioner {
             return;
         }
         await(admin.incrementalAlterConfigs(ops).all(), "alter configs of " + changed.keySet());
-        changed.forEach((topic, changes) -> LOG.info("aligned configs of {}: {}", topic, changes));
+        changed.forEach((topic, changes) -> LOG.debug("aligned configs of {}: {}", topic, changes));
         waitUntil(() -> describeConfigs(changed.keySet()).entrySet().stream()
                 .filter(e -> !differences(specs.get(e.getKey().name()), e.getValue()).isEmpty())
                 .map(e -> e.getKey().name() + " configs")
