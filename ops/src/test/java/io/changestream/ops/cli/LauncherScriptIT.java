@@ -55,4 +55,51 @@ class LauncherScriptIT {
             assertTrue(jar.getEntry("logback-test.xml") == null, "no test logging config in the launcher");
         }
     }
+
+    /**
+     * Issue 23: every service file of the fat jar is the union of the files of the jars it was made from. For each
+     * jar of this module's classpath that has a service file the fat jar has too, every provider it lists whose class
+     * is in the fat jar must be listed in the fat jar's file (a missing merge keeps one jar's file: ServiceLoader
+     * would not find the others' connectors, converters, drivers or lineage transports).
+     */
+    @Test
+    void everyServiceFileOfTheFatJarListsTheProvidersOfEveryJarItWasMadeFrom() throws Exception {
+        int checked = 0;
+        java.util.Set<String> merged = new java.util.TreeSet<>();
+        try (ZipFile fat = new ZipFile(ROOT.resolve("ops/target/changestream.jar").toFile())) {
+            for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+                if (!entry.endsWith(".jar")) {
+                    continue;
+                }
+                try (ZipFile jar = new ZipFile(entry)) {
+                    for (var e : java.util.Collections.list(jar.entries())) {
+                        String name = e.getName();
+                        if (!name.startsWith("META-INF/services/") || name.endsWith("/") || fat.getEntry(name) == null) {
+                            continue;
+                        }
+                        List<String> fatProviders = providers(fat, name);
+                        for (String provider : providers(jar, name)) {
+                            if (fat.getEntry(provider.replace('.', '/') + ".class") == null) {
+                                continue; // a test-only jar's provider: not shaded in
+                            }
+                            assertTrue(fatProviders.contains(provider), name + " of changestream.jar lacks "
+                                    + provider + " (from " + entry + "): " + fatProviders);
+                            checked++;
+                            if (fatProviders.size() > providers(jar, name).size()) {
+                                merged.add(name);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(checked > 100, "providers checked: " + checked);
+        assertTrue(merged.contains("META-INF/services/org.apache.kafka.connect.transforms.Transformation")
+                && merged.contains("META-INF/services/java.sql.Driver"), "files merged from several jars: " + merged);
+    }
+
+    private static List<String> providers(ZipFile jar, String name) throws java.io.IOException {
+        String text = new String(jar.getInputStream(jar.getEntry(name)).readAllBytes(), StandardCharsets.UTF_8);
+        return text.lines().map(l -> l.replaceAll("#.*", "").trim()).filter(l -> !l.isEmpty()).toList();
+    }
 }
