@@ -140,7 +140,7 @@ class ShippedJarIT {
         }
         broker.createTopic(lineageTopic, 1);
         int port = startService(dir, settings(broker, ns, lineageTopic));
-        applySubscriptions(dir.resolve("subscriptions"), port, lineageTopic);
+        Map<String, String> subscriptionIds = applySubscriptions(dir.resolve("subscriptions"), port, lineageTopic);
 
         List<ChangeEvent> events = new ArrayList<>();
         for (int i = 0; i < EVENTS; i++) {
@@ -155,8 +155,12 @@ class ShippedJarIT {
             records.add(new ProducerRecord<>(catalog.changes().name(), TopicKeys.change(e),
                     Serdes.changeEvent().toJson(e)));
         }
-        records.add(new ProducerRecord<>(catalog.pipelineStatus().name(), failed.key(),
-                Serdes.pipelineRunStatus().toJson(failed)));
+        PipelineRunStatus succeeded = new PipelineRunStatus("mysql_prod.ingest", "run-ok", PipelineState.SUCCESS,
+                1_700_000_000_000L, 1_700_000_060_000L, System.currentTimeMillis());
+        for (PipelineRunStatus run : List.of(failed, succeeded)) {
+            records.add(new ProducerRecord<>(catalog.pipelineStatus().name(), run.key(),
+                    Serdes.pipelineRunStatus().toJson(run)));
+        }
         KafkaTestClients.produce(broker, records);
         Set<String> ids = events.stream().map(ChangeEvent::id).collect(Collectors.toSet());
 
@@ -203,15 +207,26 @@ class ShippedJarIT {
             assertEquals("ops@cs.test", m.getAllRecipients()[0].toString());
             assertTrue(m.getSubject().contains("svc.db.public.t"), m.getSubject());
         }
-        // OpenLineage over HTTP: the failed run as a FAIL RunEvent
+        // OpenLineage over HTTP: the failed run as a FAIL RunEvent; the successful one is outside its statuses
+        assertEquals(1, at("/lineage").size(), "only the failed run is sent: " + at("/lineage"));
         JsonNode runEvent = at("/lineage").get(0).json();
         assertEquals("FAIL", runEvent.get("eventType").asText(), runEvent.toString());
         assertEquals("mysql_prod.ingest", runEvent.at("/job/name").asText(), runEvent.toString());
-        // OpenLineage over Kafka: the same run on the allowlisted topic, keyed by job
-        List<ConsumerRecord<String, String>> lineage = KafkaTestClients.consume(broker, lineageTopic, 1,
+        // OpenLineage over Kafka (the default statuses: both runs) on the allowlisted topic, keyed by job
+        List<ConsumerRecord<String, String>> lineage = KafkaTestClients.consume(broker, lineageTopic, 2,
                 Duration.ofSeconds(30));
-        assertEquals("openmetadata/mysql_prod.ingest", lineage.get(0).key());
-        assertEquals("FAIL", Json.mapper().readTree(lineage.get(0).value()).get("eventType").asText());
+        Set<String> types = new java.util.TreeSet<>();
+        for (ConsumerRecord<String, String> r : lineage) {
+            assertEquals("openmetadata/mysql_prod.ingest", r.key());
+            types.add(Json.mapper().readTree(r.value()).get("eventType").asText());
+        }
+        assertEquals(Set.of("COMPLETE", "FAIL"), types);
+        // /status counts what happened (issue 23): the unsent run is skipped, not delivered
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode d = status(port, subscriptionIds.get("lineage-http")).at("/destinations/0");
+            assertEquals(1, d.path("delivered").asLong(), d.toString());
+            assertEquals(1, d.path("skipped").asLong(), d.toString());
+        });
         // the Scheduled digest: one webhook message listing the window's events
         await().atMost(Duration.ofSeconds(30)).until(() -> at("/digest").stream()
                 .mapToInt(h -> h.json().size()).sum() >= EVENTS);
@@ -281,7 +296,7 @@ class ShippedJarIT {
     }
 
     /** One subscription per destination type, a digest and a grouped one, applied through the admin API. */
-    private void applySubscriptions(Path dir, int port, String lineageTopic) throws IOException {
+    private Map<String, String> applySubscriptions(Path dir, int port, String lineageTopic) throws IOException {
         Files.createDirectories(dir);
         write(dir, "om", table("om", webhook("Webhook", "/om", ", \"secretKey\": \"" + OM_SECRET + "\"")));
         write(dir, "standard", table("standard", webhook("Webhook", "/standard", ", \"secretKey\": \""
@@ -291,7 +306,8 @@ class ShippedJarIT {
         write(dir, "gchat", table("gchat", webhook("GChat", "/gchat", "")));
         write(dir, "email", table("email", "{\"category\": \"External\", \"type\": \"Email\", "
                 + "\"config\": {\"receivers\": [\"ops@cs.test\"]}}"));
-        write(dir, "lineage", lineage("lineage-http", "{\"endpoint\": \"" + receiver.url("/lineage") + "\"}"));
+        write(dir, "lineage", lineage("lineage-http", "{\"endpoint\": \"" + receiver.url("/lineage")
+                + "\", \"statuses\": [\"failed\"]}"));
         write(dir, "lineage-kafka", lineage("lineage-kafka", "{\"transport\": \"kafka\", \"topic\": \""
                 + lineageTopic + "\"}"));
         write(dir, "digest", table("digest", webhook("Webhook", "/digest", "")).replace(
@@ -302,6 +318,18 @@ class ShippedJarIT {
         List<SubscriptionsClient.Applied> applied = new SubscriptionsClient(URI.create("http://127.0.0.1:" + port),
                 TOKEN, Duration.ofSeconds(20)).apply(SubscriptionsClient.files(dir));
         assertEquals(10, applied.size(), applied.toString());
+        return applied.stream().collect(Collectors.toMap(SubscriptionsClient.Applied::name,
+                SubscriptionsClient.Applied::id));
+    }
+
+    /** {@code GET …/{id}/status} of the shipped service, as a user reads it. */
+    private static JsonNode status(int port, String id) throws IOException, InterruptedException {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/api/v1/events/subscriptions/" + id + "/status")).header("Authorization", "Bearer " + TOKEN)
+                        .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        return Json.mapper().readTree(r.body());
     }
 
     private static void write(Path dir, String name, String json) throws IOException {
@@ -325,7 +353,7 @@ class ShippedJarIT {
         return """
                 {"name": "%s", "alertType": "Observability", "resources": ["ingestionPipeline"],
                  "input": {"filters": [], "actions": [{"name": "GetIngestionPipelineStatusUpdates",
-                   "effect": "include", "arguments": [{"name": "ingestionPipelineStateList", "input": ["failed"]}]}]},
+                   "effect": "include", "arguments": [{"name": "ingestionPipelineStateList", "input": ["failed", "success"]}]}]},
                  "destinations": [{"category": "External", "type": "OpenLineage", "config": %s}], "retries": 3}
                 """.formatted(name, config);
     }
