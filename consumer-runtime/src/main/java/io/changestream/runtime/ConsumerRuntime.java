@@ -66,6 +66,15 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
         return new Builder<>(config, keys, values, null, Objects.requireNonNull(processor, "processor"));
     }
 
+    /**
+     * Installs the runtime's meter filters (the Kafka meter renaming) on a new registry, before any meter is bound
+     * to it: a runtime built on the registry later would add them after the fact, which Micrometer warns about at
+     * every start. Idempotent; optional (a runtime installs them itself when they are missing).
+     */
+    public static void prepareMeters(MeterRegistry registry) {
+        RuntimeEngine.prepareMeters(Objects.requireNonNull(registry, "registry"));
+    }
+
     /** Starts the consumer, lane and timer threads. Only once: a runtime is not restartable. */
     public ConsumerRuntime<K, V> start() {
         move(RuntimeState.NEW, RuntimeState.RUNNING);

@@ -91,8 +91,7 @@ public final class AlertService implements AutoCloseable {
 
     private void startParts(Clock clock) {
         TopicCatalog catalog = config.catalog();
-        meters = ServiceMetrics.create();
-        meters.config().meterFilter(new KafkaMeterDescriptions());
+        meters = ServiceMetrics.create(); // with the Kafka meters' descriptions and the runtime's filters
         parts.push(meters::close);
         Map<String, Object> producerProps = new HashMap<>(config.kafka());
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");

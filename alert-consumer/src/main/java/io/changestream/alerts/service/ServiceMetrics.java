@@ -1,5 +1,6 @@
 package io.changestream.alerts.service;
 
+import io.changestream.runtime.ConsumerRuntime;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -24,6 +25,9 @@ final class ServiceMetrics {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         registry.config().meterFilter(MeterFilter.denyNameStartsWith("process.cpu.time"));
         registry.config().meterFilter(MeterFilter.denyNameStartsWith("system.cpu.count"));
+        // every filter before the first meter (Micrometer warns at each start otherwise)
+        registry.config().meterFilter(new KafkaMeterDescriptions());
+        ConsumerRuntime.prepareMeters(registry);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);

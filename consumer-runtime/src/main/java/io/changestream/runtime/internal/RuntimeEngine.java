@@ -95,7 +95,7 @@ public final class RuntimeEngine<K, V> {
         this.onFatal = onFatal;
         this.partitionListener = partitionListener;
         this.registry = registry;
-        KafkaMeterNames.installOn(registry);
+        prepareMeters(registry);
         this.calls = new CallSlots(config.maxCalls());
         this.lastRestartMillis = new long[config.consumerThreads()];
         this.restartStreak = new int[config.consumerThreads()];
@@ -293,5 +293,10 @@ public final class RuntimeEngine<K, V> {
         }
         return new RuntimeStatus(state, live() && state != RuntimeState.FAILED, partitions, laneStatus, parked,
                 parkedCount, delays.size());
+    }
+
+    /** Installs the runtime's meter filters on {@code registry} (once per registry; idempotent). */
+    public static void prepareMeters(MeterRegistry registry) {
+        KafkaMeterNames.installOn(registry);
     }
 }
