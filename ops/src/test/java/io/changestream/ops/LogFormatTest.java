@@ -84,4 +84,35 @@ class LogFormatTest {
                 () -> LogFormat.resolve(null, Map.of(LogFormat.ENV, "yaml")));
         assertTrue(e.getMessage().contains("CHANGESTREAM_LOG_FORMAT='yaml'"), e.getMessage());
     }
+
+    /**
+     * Issue 23: an appender defined and not referenced made logback print its whole configuration status (29 lines)
+     * at every start of the launcher. The shipped file must configure without a warning in either format.
+     */
+    @Test
+    void theShippedConfigurationHasNoWarningSoLogbackPrintsNoStatus() throws Exception {
+        for (String format : new String[] {null, "text", "json"}) {
+            LoggerContext context = new LoggerContext();
+            try {
+                if (format != null) {
+                    context.putProperty(LogFormat.PROPERTY, format);
+                }
+                JoranConfigurator configurator = new JoranConfigurator();
+                configurator.setContext(context);
+                configurator.doConfigure(LogFormatTest.class.getResource("/logback.xml"));
+                List<String> warnings = context.getStatusManager().getCopyOfStatusList().stream()
+                        .filter(st -> st.getEffectiveLevel() >= ch.qos.logback.core.status.Status.WARN)
+                        .map(Object::toString).toList();
+                assertEquals(List.of(), warnings, "format " + format);
+                int appenders = 0;
+                for (var it = context.getLogger(Logger.ROOT_LOGGER_NAME).iteratorForAppenders(); it.hasNext();
+                     it.next()) {
+                    appenders++;
+                }
+                assertEquals(1, appenders, "one appender on the root, format " + format);
+            } finally {
+                context.stop();
+            }
+        }
+    }
 }

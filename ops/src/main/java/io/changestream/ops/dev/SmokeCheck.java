@@ -1,6 +1,7 @@
 package io.changestream.ops.dev;
 
 import io.changestream.ops.kafka.AdminCalls;
+import io.changestream.topics.TopicCatalog;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,7 +33,7 @@ import org.apache.kafka.common.TopicPartition;
  * The bounded checks of {@code dev --smoke}: change events were captured into the {@code changes} topic, the demo
  * subscription's alerts arrived at the demo webhook sink, finished demo runs reached it as OpenLineage events, and a
  * demo pipeline run's log stream, read over SSE from the start, ends with a {@code complete} event (e-mail is not
- * checked: the dev stack has no SMTP server); every service's {@code /metrics} answers with HELP text for every
+ * checked: the dev stack has no SMTP server), the ledger has the partitions the source topics need; every service's {@code /metrics} answers with HELP text for every
  * family (each scrape is kept in {@code <data-dir>/smoke/}). Run by the launching
  * thread; the SSE read happens on one helper thread so the whole check stays within its deadline.
  */
@@ -101,6 +102,10 @@ public final class SmokeCheck {
                         + timeout + " (" + stack.writer().runsFinished() + " runs finished)");
             }
             Thread.sleep(200);
+        }
+        String layout = checkLayout(remaining(deadline));
+        if (!layout.isEmpty()) {
+            return new Result(false, layout);
         }
         String metrics = checkMetrics(remaining(deadline));
         if (!metrics.isEmpty()) {
@@ -210,6 +215,28 @@ public final class SmokeCheck {
             return events.get(within.toMillis(), TimeUnit.MILLISECONDS);
         } finally {
             reader.shutdownNow();
+        }
+    }
+
+    /**
+     * The topic layout the stack's services agree on (issue 23): the ledger has at least the partitions of every
+     * source topic, else the alert service shares ledger partitions by modulus and warns at every rebuild.
+     *
+     * @return empty when it holds, else which topics disagree
+     */
+    private String checkLayout(Duration within) {
+        TopicCatalog names = new TopicCatalog(DevSettings.NAMESPACE);
+        List<String> topics = List.of(names.changes().name(), names.pipelineStatus().name(),
+                names.alertLedger().name());
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+            Map<String, Integer> partitions = new java.util.TreeMap<>();
+            AdminCalls.await(admin.describeTopics(topics).allTopicNames(), within, "describe " + topics)
+                    .forEach((topic, d) -> partitions.put(topic, d.partitions().size()));
+            int ledger = partitions.get(names.alertLedger().name());
+            boolean agree = partitions.get(names.changes().name()) <= ledger
+                    && partitions.get(names.pipelineStatus().name()) <= ledger;
+            return agree ? "" : "the topic layout disagrees: " + partitions + " (the ledger needs at least the "
+                    + "partitions of changes and pipeline-status)";
         }
     }
 
