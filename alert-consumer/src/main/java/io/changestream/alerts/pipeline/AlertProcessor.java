@@ -352,6 +352,18 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                                 : deadLetter(pair, group, sub, at.notice(), result.reason(), false));
             }
             case RETRY -> {
+                if (result.shed()) {
+                    // the destination's bulkhead refused it unsent (saturated, or circuit open): it leaves the commit
+                    // path now, so a destination in trouble holds none of the runtime's slots (decision 2101)
+                    Duration wait = result.retryAfter() != null ? result.retryAfter() : Duration.ZERO;
+                    return handOff(at, group, request, pair.attempts - 1, wait, result.reason(), false)
+                            .thenAccept(took -> {
+                                if (!took) {
+                                    at.retry().ask(wait.isZero() ? settings.backoffAfter(at.event().attempt())
+                                            : wait, result.reason());
+                                }
+                            });
+                }
                 if (result.unanswered() && atMostOnce(group)) {
                     // the request may have arrived: sending it again could deliver it twice
                     unknownOutcome.increment();
@@ -366,9 +378,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 if (pair.firstFailedAt == 0) {
                     pair.firstFailedAt = clock.millis();
                 }
+                // past the inline budget: the retry path takes it and the offset commits on; an at-most-once group
+                // too, since the receiver answered (429, 503…): it was refused, so sending it later is not twice
                 CompletableFuture<Boolean> handedOff = longRetries.exceedsBudget(
-                        Duration.ofMillis(clock.millis() - pair.firstFailedAt), wait) && !atMostOnce(group)
-                        // past the inline budget: the retry path takes it and the offset commits on
+                        Duration.ofMillis(clock.millis() - pair.firstFailedAt), wait)
                         ? handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), wait,
                                 result.reason(), false)
                         : CompletableFuture.completedFuture(false);
