@@ -20,23 +20,30 @@ import java.util.Objects;
  * @param blockingThreads             threads of the pool that runs the destinations without an asynchronous client
  *                                    (SMTP e-mail, OpenLineage) ({@code delivery.blockingThreads}, default 16)
  * @param maxQueueWait                longest a request waits in its destination's queue ({@code
- *                                    delivery.maxQueueWait}, default 2 s); a destination whose queue waits longer is
- *                                    not keeping up, and its waiting requests are shed to the retry path
+ *                                    delivery.maxQueueWait}, default 10 s); one whose turn comes later is shed to the
+ *                                    retry path
+ * @param stallTimeout                least time a destination with every slot busy may answer nothing before it
+ *                                    counts as stalled ({@code delivery.stallTimeout}, default 0.5 s; four times its
+ *                                    recent answer time when longer): then its queue and new requests are shed to
+ *                                    the retry path instead of waiting behind it
  */
 public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueuedPerDestination,
-                                  int maxConnectionsPerHost, int blockingThreads, Duration maxQueueWait) {
+                                  int maxConnectionsPerHost, int blockingThreads, Duration maxQueueWait,
+                                  Duration stallTimeout) {
 
     /** The default of {@code delivery.maxQueueWait}. */
-    public static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(10);
+    /** The default of {@code delivery.stallTimeout}. */
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofMillis(500);
     /** The defaults. */
     public static final DeliveryConcurrency DEFAULTS = new DeliveryConcurrency(32, 1_000, 64, 16,
-            DEFAULT_MAX_QUEUE_WAIT);
+            DEFAULT_MAX_QUEUE_WAIT, DEFAULT_STALL_TIMEOUT);
 
-    /** With the default {@code delivery.maxQueueWait}. */
+    /** With the default {@code delivery.maxQueueWait} and {@code delivery.stallTimeout}. */
     public DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueuedPerDestination,
                                int maxConnectionsPerHost, int blockingThreads) {
         this(maxConcurrentPerDestination, maxQueuedPerDestination, maxConnectionsPerHost, blockingThreads,
-                DEFAULT_MAX_QUEUE_WAIT);
+                DEFAULT_MAX_QUEUE_WAIT, DEFAULT_STALL_TIMEOUT);
     }
 
     public DeliveryConcurrency {
@@ -47,6 +54,10 @@ public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueued
         Objects.requireNonNull(maxQueueWait, "delivery.maxQueueWait is required");
         if (maxQueueWait.isNegative()) {
             throw new IllegalArgumentException("delivery.maxQueueWait must be >= 0, was " + maxQueueWait);
+        }
+        Objects.requireNonNull(stallTimeout, "delivery.stallTimeout is required");
+        if (stallTimeout.isNegative()) {
+            throw new IllegalArgumentException("delivery.stallTimeout must be >= 0, was " + stallTimeout);
         }
     }
 

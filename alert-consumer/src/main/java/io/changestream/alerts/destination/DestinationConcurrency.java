@@ -13,22 +13,32 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The bulkhead of each destination (decision 2101): at most {@link DeliveryConcurrency#maxConcurrentPerDestination()}
- * requests in flight per destination (keyed like the circuit breakers); a request past the limit waits in that
- * destination's FIFO queue (at most {@link DeliveryConcurrency#maxQueuedPerDestination()}) and is started by the
- * completion of an earlier one, so no caller ever waits.
+ * The bulkhead of each destination (decision 2101): a bounded number of requests in flight per destination (keyed
+ * like the circuit breakers); a request past the limit waits in that destination's FIFO queue (at most
+ * {@link DeliveryConcurrency#maxQueuedPerDestination()}) and is started by the completion of an earlier one, so no
+ * caller ever waits.
  *
- * <p>A destination that cannot keep up sheds instead of queueing: a request that finds the queue full, or whose
- * turn comes (or whose queue's oldest request has waited) longer than {@link DeliveryConcurrency#maxQueueWait()},
- * completes at once with a {@link DeliveryResult#shed shed} result — never sent, not an attempt — and the alert
- * processor hands its pair to the retry path. So a hanging or slow receiver holds at most its in-flight slots of the
- * runtime, each for at most its request deadline, and the queue in front of it never fills the runtime's calls.
+ * <p>The limit adapts, as TCP's window does: a destination starts with {@value #INITIAL_LIMIT} requests in flight,
+ * gains one per answer that came while it was at its limit, up to
+ * {@link DeliveryConcurrency#maxConcurrentPerDestination()}, and halves on a request that got no answer (timeout,
+ * connection lost, cancelled). So a receiver that stops answering holds few requests on the wire, each for at most
+ * its deadline.
+ *
+ * <p>A destination that cannot keep up sheds instead of queueing: a request completes at once with a
+ * {@link DeliveryResult#shed shed} result — never sent, not an attempt — and the alert processor hands its pair to the
+ * retry path, when the queue is full, when every slot is busy and none answered for
+ * {@link DeliveryConcurrency#stallTimeout()} or four times the destination's recent answer time, whichever is longer
+ * (the queue behind it is shed too), or when a waiting request's turn comes after
+ * {@link DeliveryConcurrency#maxQueueWait()}. A busy but answering destination keeps its queue.
  *
  * <p>A destination's entry exists only while it has requests in flight, so the map is bounded by the requests in
  * flight. Cancelling a request's future cancels the send (the HTTP exchange is aborted); a queued one is skipped.
- * Thread-safe; the in-flight and queued counts per destination type feed the registry's gauges.
+ * Thread-safe; the in-flight, queued and shed counts per destination type feed the registry's meters.
  */
 final class DestinationConcurrency {
+
+    /** Requests in flight a destination starts with (or its maximum, when lower). */
+    static final int INITIAL_LIMIT = 4;
 
     private final DeliveryConcurrency settings;
     private final Clock clock;
@@ -42,10 +52,20 @@ final class DestinationConcurrency {
         this.clock = clock;
     }
 
-    /** One destination's running count and waiting requests; guarded by the map's compute. */
+    /** One destination's running count, limit and waiting requests; guarded by the map's compute. */
     private static final class Slot {
         int running;
+        int limit;
+        /** Epoch ms of the last answer, or of the slot's first request. */
+        long lastAnswer;
+        /** Moving average of the answer time, ms (0: none yet). */
+        double answerMillis;
         final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+
+        Slot(int limit, long now) {
+            this.limit = limit;
+            this.lastAnswer = now;
+        }
     }
 
     private record Waiting(SubscriptionType type, Supplier<? extends CompletionStage<DeliveryResult>> send,
@@ -73,11 +93,12 @@ final class DestinationConcurrency {
         Admission[] admission = {Admission.START};
         List<Waiting> overdue = new ArrayList<>(0);
         slots.compute(key, (k, slot) -> {
-            Slot s = slot == null ? new Slot() : slot;
-            if (s.running < settings.maxConcurrentPerDestination()) {
+            Slot s = slot == null ? new Slot(Math.min(INITIAL_LIMIT, settings.maxConcurrentPerDestination()), now)
+                    : slot;
+            if (s.running < s.limit) {
                 s.running++;
                 admission[0] = Admission.START;
-            } else if (!s.waiting.isEmpty() && overdue(s.waiting.peek(), now)) {
+            } else if (stalled(s, now)) {
                 overdue.addAll(s.waiting); // the destination stalled: nothing queued behind it moves either
                 s.waiting.clear();
                 admission[0] = Admission.SHED;
@@ -89,19 +110,18 @@ final class DestinationConcurrency {
             }
             return s;
         });
+        String stalled = "destination " + key + " answered nothing for more than "
+                + settings.stallTimeout().toMillis() + " ms with every slot busy (delivery.stallTimeout)";
         for (Waiting w : overdue) {
             count(queued, w.type()).decrementAndGet();
-            shedOne(key, w, "waited " + (now - w.since()) + " ms for a slot of destination " + key
-                    + " (delivery.maxQueueWait " + settings.maxQueueWait().toMillis() + " ms)");
+            shedOne(w, stalled);
         }
         switch (admission[0]) {
             case START -> start(key, request);
             case QUEUED -> count(queued, type).incrementAndGet();
-            default -> shedOne(key, request, overdue.isEmpty()
-                    ? settings.maxQueuedPerDestination() + " requests already wait for destination " + key
-                    + " (delivery.maxQueuedPerDestination)"
-                    : "destination " + key + " is not keeping up (delivery.maxQueueWait "
-                    + settings.maxQueueWait().toMillis() + " ms)");
+            default -> shedOne(request, overdue.isEmpty() && !stalledNow(key, now) ? settings.maxQueuedPerDestination()
+                    + " requests already wait for destination " + key + " (delivery.maxQueuedPerDestination)"
+                    : stalled);
         }
         return request.result();
     }
@@ -110,13 +130,24 @@ final class DestinationConcurrency {
         return now - waiting.since() > settings.maxQueueWait().toMillis();
     }
 
-    private void shedOne(String key, Waiting request, String reason) {
+    private boolean stalledNow(String key, long now) {
+        Slot s = slots.get(key);
+        return s != null && stalled(s, now);
+    }
+
+    /** Every slot busy (the caller knows) and no answer for the stall bound. */
+    private boolean stalled(Slot s, long now) {
+        return now - s.lastAnswer > Math.max(settings.stallTimeout().toMillis(), (long) (4 * s.answerMillis));
+    }
+
+    private void shedOne(Waiting request, String reason) {
         count(shed, request.type()).incrementAndGet();
         request.result().complete(DeliveryResult.shed(null, reason));
     }
 
     private void start(String key, Waiting request) {
         count(inFlight, request.type()).incrementAndGet();
+        long started = clock.millis();
         CompletionStage<DeliveryResult> stage;
         try {
             stage = request.send().get();
@@ -127,7 +158,8 @@ final class DestinationConcurrency {
         Cancellation.forward(request.result(), running);
         running.whenComplete((result, error) -> {
             count(inFlight, request.type()).decrementAndGet();
-            finished(key);
+            finished(key, started, result != null && !result.unanswered() && !result.throttled(),
+                    error != null || (result != null && result.unanswered()));
             if (error != null) {
                 request.result().completeExceptionally(error);
             } else {
@@ -137,36 +169,51 @@ final class DestinationConcurrency {
     }
 
     /**
-     * Hands the finished request's slot to the next waiting one, or frees it. A waiting request whose turn comes
-     * after {@link DeliveryConcurrency#maxQueueWait()} is shed: its destination is too slow for it to wait inline.
+     * Adapts the destination's limit to how the request ended ({@code answered}: +1 when the destination was at its
+     * limit; {@code lost}: halved), then hands the finished request's slot to the next waiting one, or frees it. A
+     * waiting request whose turn comes after {@link DeliveryConcurrency#maxQueueWait()} is shed: its destination is
+     * too slow for it to wait inline.
      */
-    private void finished(String key) {
-        while (true) {
-            Waiting[] next = {null};
+    private void finished(String key, long started, boolean answered, boolean lost) {
+        long now = clock.millis();
+        int released = 1;
+        boolean adapt = true;
+        while (released > 0) {
+            List<Waiting> next = new ArrayList<>(1);
+            int free = released;
+            boolean adaptNow = adapt;
             slots.computeIfPresent(key, (k, slot) -> {
-                next[0] = slot.waiting.poll();
-                if (next[0] == null) {
-                    slot.running--;
-                    return slot.running == 0 ? null : slot;
+                if (adaptNow && answered) {
+                    slot.lastAnswer = now;
+                    slot.answerMillis = slot.answerMillis == 0 ? now - started
+                            : 0.8 * slot.answerMillis + 0.2 * (now - started);
+                    if (slot.running >= slot.limit) {
+                        slot.limit = Math.min(settings.maxConcurrentPerDestination(), slot.limit + 1);
+                    }
+                } else if (adaptNow && lost) {
+                    slot.limit = Math.max(1, slot.limit / 2);
                 }
-                return slot;
+                slot.running -= free;
+                while (slot.running < slot.limit && !slot.waiting.isEmpty()) {
+                    next.add(slot.waiting.poll());
+                    slot.running++;
+                }
+                return slot.running == 0 && slot.waiting.isEmpty() ? null : slot;
             });
-            if (next[0] == null) {
-                return;
+            adapt = false;
+            released = 0;
+            for (Waiting w : next) {
+                count(queued, w.type()).decrementAndGet();
+                if (w.result().isDone()) {
+                    released++;
+                } else if (overdue(w, now)) {
+                    shedOne(w, "waited " + (now - w.since()) + " ms for a slot of destination " + key
+                            + " (delivery.maxQueueWait " + settings.maxQueueWait().toMillis() + " ms)");
+                    released++;
+                } else {
+                    start(key, w);
+                }
             }
-            Waiting w = next[0];
-            count(queued, w.type()).decrementAndGet();
-            if (w.result().isDone()) {
-                continue;
-            }
-            long now = clock.millis();
-            if (overdue(w, now)) {
-                shedOne(key, w, "waited " + (now - w.since()) + " ms for a slot of destination " + key
-                        + " (delivery.maxQueueWait " + settings.maxQueueWait().toMillis() + " ms)");
-                continue;
-            }
-            start(key, w);
-            return;
         }
     }
 

@@ -62,7 +62,7 @@ import java.util.function.Function;
  *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
  *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [5 ms]</li>
  *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [1000],
- *       {@code delivery.maxQueueWait} [2 s], {@code delivery.maxRequestTime} [30 s],
+ *       {@code delivery.maxQueueWait} [10 s], {@code delivery.stallTimeout} [0.5 s], {@code delivery.maxRequestTime} [30 s],
  *       {@code delivery.maxConnectionsPerHost} [64], {@code delivery.blockingThreads} [16]</li>
  *   <li>{@code delivery.atMostOnceTypes} [none], {@code pipeline.releaseTimeout} [30 s; with
  *       {@code runtime.revokeTimeout} and {@code runtime.pollTimeout} below {@code max.poll.interval.ms}],
@@ -157,8 +157,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     + "more wait in its queue"),
             new Setting("delivery.maxQueuedPerDestination", "1000", "requests waiting for one destination; one "
                     + "more is retried later (not an attempt)"),
-            new Setting("delivery.maxQueueWait", "PT2S", "longest a request waits for its destination's slot; a "
-                    + "destination whose queue waits longer sheds its pairs to the retry path"),
+            new Setting("delivery.maxQueueWait", "PT10S", "longest a request waits for its destination's slot; "
+                    + "later, it is shed to the retry path"),
+            new Setting("delivery.stallTimeout", "PT0.5S", "a destination with every slot busy that answers "
+                    + "nothing this long (or 4x its recent answer time) sheds its queue to the retry path"),
             new Setting("delivery.maxRequestTime", "PT30S", "longest one HTTP request may take (a destination's "
                     + "timeout + readTimeout above it is a 400); below runtime.processingTimeout"),
             new Setting("delivery.maxConnectionsPerHost", "64", "pooled HTTP connections per scheme/host/port"),
@@ -442,7 +444,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("delivery.maxQueuedPerDestination", Integer::parseInt),
                         v.get("delivery.maxConnectionsPerHost", Integer::parseInt),
                         v.get("delivery.blockingThreads", Integer::parseInt),
-                        v.get("delivery.maxQueueWait", Values::duration)),
+                        v.get("delivery.maxQueueWait", Values::duration),
+                        v.get("delivery.stallTimeout", Values::duration)),
                 v.get("ledger.linger", Values::duration),
                 new DigestSettings(catalog.alertDigest().name(), groupId + ".digest",
                         v.get("digest.topChanges", Integer::parseInt), v.get("digest.maxEntryBytes", Integer::parseInt),

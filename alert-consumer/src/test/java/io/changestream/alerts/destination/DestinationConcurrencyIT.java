@@ -93,15 +93,16 @@ class DestinationConcurrencyIT {
     }
 
     private static DestinationRegistry registry(PrometheusMeterRegistry meters, int queue) {
-        return registry(meters, queue, Duration.ofMinutes(5), Clock.systemUTC());
+        return registry(meters, LIMIT, queue, Duration.ofMinutes(5), Clock.systemUTC());
     }
 
-    private static DestinationRegistry registry(PrometheusMeterRegistry meters, int queue, Duration maxQueueWait,
-                                                Clock clock) {
+    private static DestinationRegistry registry(PrometheusMeterRegistry meters, int limit, int queue,
+                                                Duration stallTimeout, Clock clock) {
         DestinationSettings settings = new DestinationSettings(HttpSettings.DEFAULTS.allowingPrivateAddresses(),
                 MessageSettings.DEFAULTS, CircuitBreakerSettings.DEFAULTS, null,
                 io.changestream.alerts.destination.lineage.LineageSettings.DEFAULTS);
-        return new DestinationRegistry(settings, new DeliveryConcurrency(LIMIT, queue, 64, 2, maxQueueWait), clock,
+        return new DestinationRegistry(settings, new DeliveryConcurrency(limit, queue, 64, 2,
+                Duration.ofMinutes(5), stallTimeout), clock,
                 meters, null);
     }
 
@@ -150,11 +151,11 @@ class DestinationConcurrencyIT {
     }
 
     @Test
-    void aQueueThatStoppedMovingForMaxQueueWaitIsShedUnsentAndTheDestinationHoldsOnlyItsInFlightSlots() {
+    void aStalledDestinationShedsItsQueueAndNewRequestsUnsentAndHoldsOnlyItsInFlightSlots() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
         try (HoldingReceiver receiver = new HoldingReceiver();
-             DestinationRegistry registry = registry(meters, 100, Duration.ofSeconds(2), clock)) {
+             DestinationRegistry registry = registry(meters, LIMIT, 100, Duration.ofSeconds(2), clock)) {
             SubscriptionDestination stuck = Fixtures.destination("stuck", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.url("/stuck") + "\"}");
             List<CompletableFuture<DeliveryResult>> queued = new ArrayList<>();
@@ -162,9 +163,9 @@ class DestinationConcurrencyIT {
                 queued.add(registry.deliverAsync(request(stuck, i)));
             }
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receiver.open("/stuck") == LIMIT);
-            clock.advance(Duration.ofSeconds(3)); // the receiver has not answered for longer than maxQueueWait
+            clock.advance(Duration.ofSeconds(3)); // every slot busy, no answer for longer than stallTimeout
             DeliveryResult next = registry.deliverAsync(request(stuck, 99)).join();
-            assertTrue(next.shed() && next.throttled() && next.reason().contains("delivery.maxQueueWait"),
+            assertTrue(next.shed() && next.throttled() && next.reason().contains("delivery.stallTimeout"),
                     next.toString());
             for (CompletableFuture<DeliveryResult> waiting : queued.subList(LIMIT, LIMIT + 3)) {
                 assertTrue(waiting.isDone() && waiting.join().shed(), "the queue behind it is shed too");
@@ -177,6 +178,26 @@ class DestinationConcurrencyIT {
             CompletableFuture.allOf(queued.subList(0, LIMIT).toArray(CompletableFuture[]::new))
                     .orTimeout(30, TimeUnit.SECONDS).join();
             assertEquals(LIMIT, receiver.received("/stuck"), "the shed requests were never sent");
+        }
+    }
+
+    @Test
+    void aDestinationStartsWithFourRequestsInFlightAndGainsSlotsWhileItAnswersUpToItsLimit() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (HoldingReceiver receiver = new HoldingReceiver();
+             DestinationRegistry registry = registry(meters, 16, 1_000, Duration.ofMinutes(5), Clock.systemUTC())) {
+            SubscriptionDestination d = Fixtures.destination("grows", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/grows") + "\"}");
+            List<CompletableFuture<DeliveryResult>> first = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                first.add(registry.deliverAsync(request(d, i)));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receiver.open("/grows") == 4);
+            assertEquals(4, receiver.received("/grows"), "a destination with no answers yet holds 4 requests");
+            receiver.open(); // it answers now: each answer at the limit opens one more slot, up to 16
+            CompletableFuture.allOf(first.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+            assertEquals(40, receiver.received("/grows"));
+            assertTrue(receiver.maxOpen("/grows") <= 16, "never past its limit: " + receiver.maxOpen("/grows"));
         }
     }
 
