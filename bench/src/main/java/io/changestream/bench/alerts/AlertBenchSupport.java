@@ -79,11 +79,23 @@ public final class AlertBenchSupport {
      */
     public static String subscribe(int port, String name, List<String> destinations, Integer retries)
             throws Exception {
+        return subscribe(port, name, destinations, retries, null);
+    }
+
+    /**
+     * {@link #subscribe(int, String, List, Integer)} for the events matching a filter {@code condition} in the
+     * platform's language (null: every event).
+     */
+    public static String subscribe(int port, String name, List<String> destinations, Integer retries,
+                                   String condition) throws Exception {
+        String filter = condition == null ? "\"resources\": [\"all\"], \"input\": {\"filters\": [], \"actions\": []},"
+                : "\"filteringRules\": {\"resources\": [\"all\"], \"rules\": [{\"name\": \"only\", \"effect\": \"include\", "
+                + "\"condition\": \"" + condition.replace("\\", "\\\\") + "\"}]},";
         String body = """
                 {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
-                 "resources": ["all"], "input": {"filters": [], "actions": []},%s
+                 %s%s
                  "destinations": [%s]}
-                """.formatted(name, retries == null ? "" : " \"retries\": " + retries + ",",
+                """.formatted(name, filter, retries == null ? "" : " \"retries\": " + retries + ",",
                 String.join(", ", destinations));
         HttpResponse<String> r = call(port, "POST", "/api/v1/events/subscriptions", body);
         if (r.statusCode() != 201) {
