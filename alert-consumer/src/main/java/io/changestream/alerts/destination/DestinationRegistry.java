@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.delivery.FailureReason;
 import io.changestream.alerts.destination.lineage.OpenLineageDestination;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
@@ -29,7 +30,7 @@ import org.apache.kafka.clients.producer.Producer;
  * delivery meters. The runtime's processors call {@link #deliver} / {@link #deliverAll}; the REST layer calls
  * {@link #validate} at save time. Thread-safe.
  *
- * <p>Meters: {@code changestream_alert_deliveries_total{type,outcome}} and
+ * <p>Meters: {@code changestream_alert_deliveries_total{type,outcome,reason}} (reason: {@link FailureReason}) and
  * {@code changestream_alert_delivery_seconds{type}}, {@code changestream_alert_open_circuits{type}},
  * {@code changestream_alert_throttled_total{type}} (tags: destination type and outcome enums only).
  *
@@ -53,8 +54,8 @@ public final class DestinationRegistry implements AutoCloseable {
     private final DestinationConcurrency concurrency;
     /** Meters per destination type, looked up once (a delivery's hot path). */
     private final Map<SubscriptionType, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Map<SubscriptionType, Map<DeliveryResult.Outcome, Counter>> outcomes =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Per type, the delivery counters by outcome and failure reason (a bounded set: enums only). */
+    private final Map<SubscriptionType, Map<String, Counter>> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
     private final ThreadPoolExecutor blocking;
     private final DigestDelivery digests;
 
@@ -233,16 +234,13 @@ public final class DestinationRegistry implements AutoCloseable {
     }
 
     private void count(SubscriptionType type, DeliveryResult result) {
-        outcomes.computeIfAbsent(type, t -> new EnumMap<>(DeliveryResult.Outcome.class));
-        Map<DeliveryResult.Outcome, Counter> byOutcome = outcomes.get(type);
-        Counter counter;
-        synchronized (byOutcome) {
-            counter = byOutcome.computeIfAbsent(result.outcome(), o -> Counter.builder(
-                            "changestream.alert.deliveries")
-                    .description("Delivery attempts by destination type and outcome")
-                    .tag("type", type.name()).tag("outcome", o.name()).register(meters));
-        }
-        counter.increment();
+        Map<String, Counter> byOutcome = outcomes.computeIfAbsent(type, t -> new java.util.concurrent.ConcurrentHashMap<>());
+        FailureReason reason = FailureReason.of(result);
+        byOutcome.computeIfAbsent(result.outcome().name() + "/" + reason.label(), k -> Counter.builder(
+                        "changestream.alert.deliveries")
+                .description("Delivery attempts by destination type, outcome and failure reason")
+                .tag("type", type.name()).tag("outcome", result.outcome().name()).tag("reason", reason.label())
+                .register(meters)).increment();
     }
 
     /** Sends digest and group messages (issue 13) with these destinations' senders and rate limits. */

@@ -1,6 +1,7 @@
 package io.changestream.alerts.pipeline;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.delivery.DeliveryDecision;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
@@ -88,8 +89,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     public static final String UNKNOWN_OUTCOME = "outcome unknown after crash: attempted before, never settled; "
             + "not sent again (at-most-once destination)";
     /** The DLQ reason prefix of an at-most-once request that got no answer (it may have arrived). */
-    public static final String UNANSWERED = "outcome unknown: sent, no answer; not sent again (at-most-once "
-            + "destination): ";
+    public static final String UNANSWERED = DeliveryDecision.UNANSWERED;
     /** The destination config field choosing the guarantee: {@value #AT_MOST_ONCE} or {@code atLeastOnce}. */
     public static final String DELIVERY_FIELD = "delivery";
     /** The value of {@value #DELIVERY_FIELD} for at-most-once. */
@@ -319,9 +319,9 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     }
 
     /**
-     * What one group's result means for its pair: delivered → done (its progress recorded in the ledger while
-     * other groups of the pair are not done); permanent → DLQ (SUBSCRIBER); retry → DLQ when the subscription's
-     * retries are exhausted (a throttled attempt never counts), else the event asks to be retried.
+     * What one group's result means for its pair, as {@link DeliveryDecision} decides: done (its progress recorded in
+     * the ledger while other groups of the pair are not done), dead-lettered (SUBSCRIBER), the destination suspended
+     * and the group parked, parked on the retry path, or retried with the event.
      */
     private CompletableFuture<Void> onGroupResult(PairAttempt at, DestinationGroup group, DeliveryRequest request,
                                                   DeliveryResult result) {
@@ -331,8 +331,13 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             at.log().run(() -> LOG.debug("{} of subscription {} to {}: {}", at.notice().eventId(), sub.id(),
                     group.key(), result.outcome()));
         }
-        switch (result.outcome()) {
-            case DELIVERED -> {
+        long now = clock.millis();
+        Duration waited = Duration.ofMillis(pair.firstFailedAt == 0 ? 0 : now - pair.firstFailedAt);
+        DeliveryDecision decision = DeliveryDecision.of(result, new DeliveryDecision.Facts(atMostOnce(group),
+                pair.attempts, sub.retries(), waited, longRetries.inlineBudget(), longRetries.exists(),
+                settings.backoffAfter(at.event().attempt())));
+        switch (decision.action()) {
+            case DONE -> {
                 pair.done.add(group.key());
                 group.memberIds().forEach(id -> observer.delivered(sub.id(), id));
                 if (pair.done.size() < at.groups().size()) {
@@ -342,59 +347,50 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 }
                 return CompletableFuture.completedFuture(null);
             }
-            case PERMANENT -> {
-                if (!longRetries.suspends(result)) {
-                    return deadLetter(pair, group, sub, at.notice(), result.reason(), false);
+            case DEAD_LETTER -> {
+                if (decision.reason().startsWith(UNANSWERED)) {
+                    unknownOutcome.increment(); // the request may have arrived: sending it again could be twice
                 }
+                return deadLetter(pair, group, sub, at.notice(), decision.reason(), decision.exhausted());
+            }
+            case SUSPEND -> {
                 // 410 Gone suspends the destination: the pair is parked in the retry path, not dead-lettered
                 return handOff(at, group, request, pair.attempts, Duration.ZERO, result.reason(), true)
                         .thenCompose(took -> took ? CompletableFuture.<Void>completedFuture(null)
                                 : deadLetter(pair, group, sub, at.notice(), result.reason(), false));
             }
-            case RETRY -> {
-                if (result.shed()) {
-                    // the destination's bulkhead refused it unsent (saturated, or circuit open): it leaves the commit
-                    // path now, so a destination in trouble holds none of the runtime's slots (decision 2101)
-                    Duration wait = result.retryAfter() != null ? result.retryAfter() : Duration.ZERO;
-                    return handOff(at, group, request, pair.attempts - 1, wait, result.reason(), false)
-                            .thenAccept(took -> {
-                                if (!took) {
-                                    at.retry().ask(wait.isZero() ? settings.backoffAfter(at.event().attempt())
-                                            : wait, result.reason());
-                                }
-                            });
+            case PARK -> {
+                // shed by the bulkhead (decision 2101) or past the inline budget: it leaves the commit path and the
+                // offset commits on; an at-most-once group too when it was refused or never sent
+                if (pair.firstFailedAt == 0 && !result.shed()) {
+                    pair.firstFailedAt = now; // the inline budget counts from the first failure
                 }
-                if (result.unanswered() && atMostOnce(group)) {
-                    // the request may have arrived: sending it again could deliver it twice
-                    unknownOutcome.increment();
-                    return deadLetter(pair, group, sub, at.notice(), UNANSWERED + result.reason(), false);
-                }
-                if (!result.throttled() && pair.attempts > sub.retries()) {
-                    return deadLetter(pair, group, sub, at.notice(), "retries exhausted (" + sub.retries() + "): "
-                            + result.reason(), true);
-                }
-                Duration wait = result.retryAfter() != null ? result.retryAfter()
-                        : settings.backoffAfter(at.event().attempt());
-                if (pair.firstFailedAt == 0) {
-                    pair.firstFailedAt = clock.millis();
-                }
-                // past the inline budget: the retry path takes it and the offset commits on; an at-most-once group
-                // too, since the receiver answered (429, 503…): it was refused, so sending it later is not twice
-                CompletableFuture<Boolean> handedOff = longRetries.exceedsBudget(
-                        Duration.ofMillis(clock.millis() - pair.firstFailedAt), wait)
-                        ? handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), wait,
-                                result.reason(), false)
-                        : CompletableFuture.completedFuture(false);
-                return handedOff.thenAccept(took -> {
-                    if (!took) {
-                        group.memberIds().forEach(id -> observer.failed(sub.id(), id, result.reason(),
-                                clock.instant().plus(wait)));
-                        at.retry().ask(result.retryAfter(), result.reason());
-                    }
-                });
+                return handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), decision.delay(),
+                        result.reason(), false).thenAccept(took -> {
+                            if (!took) {
+                                retryInline(at, group, result, decision);
+                            }
+                        });
             }
-            default -> throw new IllegalStateException("unknown outcome " + result.outcome());
+            case RETRY_INLINE -> {
+                if (pair.firstFailedAt == 0 && !result.shed()) {
+                    pair.firstFailedAt = now; // the inline budget counts from the first failure
+                }
+                retryInline(at, group, result, decision);
+                return CompletableFuture.completedFuture(null);
+            }
+            default -> throw new IllegalStateException("unknown action " + decision.action());
         }
+    }
+
+    /** The group is retried with the event: its status says when, the runtime waits the longest wait asked. */
+    private void retryInline(PairAttempt at, DestinationGroup group, DeliveryResult result,
+                             DeliveryDecision decision) {
+        if (!result.shed()) {
+            group.memberIds().forEach(id -> observer.failed(at.sub().id(), id, result.reason(),
+                    clock.instant().plus(decision.delay())));
+        }
+        at.retry().ask(result.retryAfter() != null || result.shed() ? decision.delay() : null, result.reason());
     }
 
     /** What the pairs of one attempt ask of the runtime: the longest receiver's wait and the last reason. */

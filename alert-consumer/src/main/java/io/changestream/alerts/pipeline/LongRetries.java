@@ -32,6 +32,11 @@ public interface LongRetries {
         }
 
         @Override
+        public boolean exists() {
+            return false;
+        }
+
+        @Override
         public boolean suspends(DeliveryResult result) {
             return false;
         }
@@ -52,6 +57,16 @@ public interface LongRetries {
     /** Whether a retry that already waited {@code waitedInline} since its first failure and must now wait
      * {@code nextWait} more is past the inline budget. */
     boolean exceedsBudget(Duration waitedInline, Duration nextWait);
+
+    /** Longest a pair waits on the commit path from its first failure ({@code retry.inlineBudget}). */
+    default Duration inlineBudget() {
+        return Duration.ofDays(36_500);
+    }
+
+    /** Whether there is a retry path to park pairs on (false: every retry stays inline). */
+    default boolean exists() {
+        return true;
+    }
 
     /** Whether a result suspends its destination ({@code 410 Gone}): the pair is parked, not dead-lettered. */
     boolean suspends(DeliveryResult result);
