@@ -1,5 +1,6 @@
 package io.changestream.alerts.status;
 
+import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.ledger.LedgerRecords;
 import io.changestream.alerts.pipeline.DestinationGroup;
 import io.changestream.alerts.subscription.DeliveryStatuses;
@@ -233,7 +234,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
             d.count++;
             if (f.timestamp() >= d.lastAt) {
                 d.lastAt = f.timestamp();
-                d.lastReason = f.reason();
+                d.lastReason = Redaction.reason(f.reason()); // records written before issue 21 too
                 d.exhausted = f.source() == FailureSource.SUBSCRIBER && f.retriesLeft() == 0 && f.attempts() > 1;
             }
         }
