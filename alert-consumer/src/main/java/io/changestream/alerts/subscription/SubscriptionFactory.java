@@ -200,9 +200,6 @@ public final class SubscriptionFactory {
             }
             SubscriptionDestination previous = existing == null ? null : existing.destinations().stream()
                     .filter(p -> p.id() != null && p.id().equals(copy.path("id").asText())).findFirst().orElse(null);
-            if (previous != null && copy.has("config")) {
-                copy.set("config", Secrets.unmask(previous.type(), copy.get("config"), previous.config()));
-            }
             SubscriptionDestination destination;
             try {
                 destination = mapper.treeToValue(copy, SubscriptionDestination.class);
@@ -210,10 +207,17 @@ public final class SubscriptionFactory {
                 throw SubscriptionException.invalid(field, "is not a valid destination: " + rootMessage(e));
             }
             try {
+                if (previous != null && destination.config() != null) { // issue 21: no secret follows a new target
+                    copy.set("config", Secrets.unmaskForUpdate(destination.type(), destination.config(),
+                            previous.type(), previous.config()));
+                    destination = mapper.treeToValue(copy, SubscriptionDestination.class);
+                }
                 destinations.validate(destination);
             } catch (DestinationConfigException e) {
                 throw SubscriptionException.invalid(field + "." + e.field(),
                         e.getMessage().substring(e.field().length() + 2));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw SubscriptionException.invalid(field, "is not a valid destination: " + rootMessage(e));
             }
             out.add(destination);
         }

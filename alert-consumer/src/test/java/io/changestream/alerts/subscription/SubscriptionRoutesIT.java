@@ -207,4 +207,39 @@ class SubscriptionRoutesIT {
         assertEquals(404, call("GET", "/name/missing", null).statusCode());
         assertEquals(404, call("PUT", "/" + UUID.randomUUID(), Requests.create("x", "https://e.x/h")).statusCode());
     }
+
+    @Test
+    void aPutThatMovesADestinationMustCarryItsSecretsAgain() throws Exception {
+        HttpResponse<String> created = call("POST", "", Requests.create("moving", "https://hooks.example.com/m"));
+        assertEquals(201, created.statusCode(), created.body());
+        String id = Requests.json(created.body()).get("id").asText();
+        ObjectNode edited = (ObjectNode) Requests.json(call("GET", "/" + id, null).body());
+        ObjectNode config = (ObjectNode) edited.get("destinations").get(0).get("config");
+        config.put("endpoint", "https://elsewhere.example.org/m"); // secretKey and headers stay masked
+
+        for (String path : List.of("", "/" + id)) {
+            HttpResponse<String> moved = call("PUT", path, edited.toString());
+            assertEquals(400, moved.statusCode(), moved.body());
+            String message = Requests.json(moved.body()).get("message").asText();
+            assertTrue(message.startsWith("destinations[0].config.secretKey:"), message);
+            assertTrue(message.contains("config.endpoint changed"), message);
+        }
+        ObjectNode retyped = (ObjectNode) Requests.json(call("GET", "/" + id, null).body());
+        ((ObjectNode) retyped.get("destinations").get(0)).put("type", "Generic");
+        HttpResponse<String> typeChanged = call("PUT", "", retyped.toString());
+        assertEquals(400, typeChanged.statusCode(), typeChanged.body());
+        assertTrue(typeChanged.body().contains("destinations[0].config.secretKey") && typeChanged.body()
+                .contains("type changed"), typeChanged.body());
+        JsonNode kept = store.get(id).orElseThrow().subscription().destinations().get(0).config();
+        assertEquals("https://hooks.example.com/m", kept.get("endpoint").asText(), "nothing was stored");
+        assertEquals(SECRET, kept.get("secretKey").asText());
+
+        config.put("secretKey", "the-new-hosts-key");
+        config.putObject("headers").put("X-Team", "data");
+        HttpResponse<String> withSecrets = call("PUT", "", edited.toString());
+        assertEquals(200, withSecrets.statusCode(), withSecrets.body());
+        JsonNode moved = store.get(id).orElseThrow().subscription().destinations().get(0).config();
+        assertEquals("https://elsewhere.example.org/m", moved.get("endpoint").asText());
+        assertEquals("the-new-hosts-key", moved.get("secretKey").asText());
+    }
 }
