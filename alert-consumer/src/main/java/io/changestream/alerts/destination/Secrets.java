@@ -208,8 +208,15 @@ public final class Secrets {
         return copy;
     }
 
-    /** The first target field whose value differs, as {@code config.endpoint}; null when the target is the same. */
-    private static String changedTarget(JsonNode incoming, JsonNode stored) {
+    /**
+     * The first field saying where a destination sends ({@code endpoint}, {@code batchEndpoint}, {@code url},
+     * {@code transport}, {@code topic}) whose value differs between two configs, as {@code config.endpoint}; null
+     * when both send to the same place. Compare unmasked configs.
+     */
+    public static String changedTarget(JsonNode incoming, JsonNode stored) {
+        if (incoming == null || stored == null) {
+            return incoming == stored ? null : "config";
+        }
         for (String field : TARGET_FIELDS) {
             if (!text(incoming, field).equals(text(stored, field))) {
                 return "config." + field;

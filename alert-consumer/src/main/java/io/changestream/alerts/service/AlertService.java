@@ -123,8 +123,8 @@ public final class AlertService implements AutoCloseable {
                 summary.forget(change.id());
             }
         });
-        SubscriptionService subscriptions = new SubscriptionService(
-                new SubscriptionFactory(destinations, config.filter(), clock), store);
+        SubscriptionService subscriptions = new SubscriptionService(new SubscriptionFactory(destinations,
+                config.filter(), config.admin().quotas(), clock), store, config.admin().quotas());
         // records a caller waits for (retry path, digest flushes) go out on the linger-0 producer at once
         ledger = new DeliveryLedger(config.ledger(), ledgerProducer, producer, config.kafka(), meters, clock);
         parts.push(ledger);

@@ -19,6 +19,7 @@ import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.retry.RetrySettings;
 import io.changestream.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
+import io.changestream.alerts.subscription.SubscriptionQuotas;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.SubscriptionType;
@@ -145,6 +146,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("admin.bearerToken", null, "bearer token of the admin API (required, >= 16 chars)"),
             new Setting("admin.user", "admin", "name recorded as updatedBy"),
             new Setting("admin.maxRequestBytes", "262144", "largest HTTP request body; larger is a 413"),
+            new Setting("quota.subscriptions", "10000", "subscriptions the service holds; one more is a 400"),
+            new Setting("quota.destinationsPerSubscription", "50", "destinations of one subscription; more is a 400"),
+            new Setting("quota.filterProgram", "100000", "size of one subscription's compiled filter (operators, "
+                    + "arguments, RE2/J programs); larger is a 400"),
+            new Setting("quota.listLimit", "1000", "largest page (and default limit) of GET /api/v1/events/"
+                    + "subscriptions; a larger limit is a 400"),
             new Setting("ledger.ackTimeout", "PT10S", "wait for a ledger/DLQ ack before retrying"),
             new Setting("ledger.dedupeHorizon", "PT24H", "a repeat of a pair settled this long ago is still skipped"),
             new Setting("ledger.windowMaxBytes", "67108864", "memory of all ledger windows; oldest pairs trimmed"),
@@ -418,7 +425,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         return new AlertServiceConfig(kafka, namespace, groupId, v.get("http.host", Function.identity()),
                 v.get("http.port", Integer::parseInt),
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
-                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong)),
+                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong),
+                        new SubscriptionQuotas(v.get("quota.subscriptions", Integer::parseInt),
+                                v.get("quota.destinationsPerSubscription", Integer::parseInt),
+                                v.get("quota.filterProgram", Long::parseLong),
+                                v.get("quota.listLimit", Integer::parseInt))),
                 runtimeConfig, ledger, pipeline, destinations, subscriptions,
                 new StatusSettings(catalog.alertLedger().name(), catalog.alertDlq().name(), groupId,
                         v.get("status.maxEntries", Integer::parseInt), v.get("status.dedupeEntries", Integer::parseInt),
@@ -508,6 +519,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("http.port", Integer.toString(httpPort));
         out.put("admin.bearerToken", "********");
         out.put("admin.user", admin.user());
+        out.put("quota", admin.quotas().toString());
         out.put("runtime.topics", String.join(",", runtime.topics()));
         out.put("runtime.lanes", Integer.toString(runtime.lanes()));
         out.put("runtime.maxAttempts", Integer.toString(runtime.maxAttempts()));

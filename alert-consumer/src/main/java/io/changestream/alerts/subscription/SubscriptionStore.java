@@ -70,6 +70,7 @@ public final class SubscriptionStore implements AutoCloseable {
     private final AtomicLong restartCount = new AtomicLong();
     private final Map<String, ActiveSubscription> byId = new ConcurrentHashMap<>();
     private final Map<String, String> nameOwner = new ConcurrentHashMap<>();
+    private final Map<String, String> destinationOwner = new ConcurrentHashMap<>();
     private final List<Consumer<SubscriptionChange>> listeners = new CopyOnWriteArrayList<>();
     private volatile Counter malformed;
 
@@ -269,6 +270,16 @@ public final class SubscriptionStore implements AutoCloseable {
         return Optional.ofNullable(id == null ? null : byId.get(id));
     }
 
+    /** The id of the subscription that has a destination with this id, or null (issue 21: ids are unique). */
+    public String destinationOwner(String destinationId) {
+        return destinationId == null ? null : destinationOwner.get(destinationId);
+    }
+
+    /** How many subscriptions the view holds. */
+    public int size() {
+        return byId.size();
+    }
+
     /** Every subscription, by name. */
     public List<ActiveSubscription> list() {
         return byId.values().stream()
@@ -360,6 +371,7 @@ public final class SubscriptionStore implements AutoCloseable {
             if (previous != null) {
                 byId.remove(id);
                 releaseName(previous);
+                releaseDestinations(previous.subscription());
                 tell(new SubscriptionChange(id, null, previous));
             }
             return;
@@ -388,8 +400,24 @@ public final class SubscriptionStore implements AutoCloseable {
         if (previous != null && !previous.subscription().name().equals(subscription.name())) {
             releaseName(previous);
         }
+        if (previous != null) {
+            releaseDestinations(previous.subscription());
+        }
+        subscription.destinations().forEach(d -> {
+            if (d.id() != null) {
+                destinationOwner.putIfAbsent(d.id(), id); // a duplicate from before issue 21 stays its first owner's
+            }
+        });
         nameOwner.putIfAbsent(subscription.name(), id);
         tell(new SubscriptionChange(id, current, previous));
+    }
+
+    private void releaseDestinations(EventSubscription previous) {
+        previous.destinations().forEach(d -> {
+            if (d.id() != null) {
+                destinationOwner.remove(d.id(), previous.id());
+            }
+        });
     }
 
     private void releaseName(ActiveSubscription previous) {

@@ -242,4 +242,44 @@ class SubscriptionRoutesIT {
         assertEquals("https://elsewhere.example.org/m", moved.get("endpoint").asText());
         assertEquals("the-new-hosts-key", moved.get("secretKey").asText());
     }
+
+    /** Issue 21: destination ids are the server's, unique across the service and stable across PUTs. */
+    @Test
+    void destinationIdsAreUniqueAcrossTheServiceAndStableAcrossPuts() throws Exception {
+        ObjectNode request = (ObjectNode) Requests.json(Requests.create("ids-a", "https://hooks.example.com/i0"));
+        com.fasterxml.jackson.databind.node.ArrayNode destinations = (com.fasterxml.jackson.databind.node.ArrayNode)
+                request.get("destinations");
+        ((ObjectNode) destinations.get(0)).remove("id");
+        destinations.add(destinations.get(0).deepCopy());
+        ((ObjectNode) destinations.get(1)).put("id", "fixed-1");
+        ((ObjectNode) destinations.get(1).get("config")).put("endpoint", "https://hooks.example.com/i1");
+        destinations.add(destinations.get(1).deepCopy());
+        ((ObjectNode) destinations.get(2).get("config")).put("endpoint", "https://hooks.example.com/i2");
+
+        HttpResponse<String> created = call("POST", "", request.toString());
+        assertEquals(201, created.statusCode(), created.body());
+        List<String> ids = destinationIds(created.body());
+        assertEquals(3, new java.util.HashSet<>(ids).size(), "unique within the subscription: " + ids);
+        assertEquals("fixed-1", ids.get(1), "a free id is kept");
+        UUID.fromString(ids.get(0)); // made by the server, as the platform does
+        assertEquals(ids, destinationIds(call("PUT", "", request.toString()).body()),
+                "the same request PUT again keeps every id");
+        HttpResponse<String> roundTrip = call("PUT", "", call("GET", "/name/ids-a", null).body());
+        assertEquals(200, roundTrip.statusCode(), roundTrip.body());
+        assertEquals(ids, destinationIds(roundTrip.body()), "GET then PUT keeps every id");
+
+        request.put("name", "ids-b"); // a copy of ids-a: its ids belong to ids-a
+        HttpResponse<String> copy = call("POST", "", request.toString());
+        assertEquals(201, copy.statusCode(), copy.body());
+        List<String> copyIds = destinationIds(copy.body());
+        assertTrue(copyIds.stream().noneMatch(ids::contains), ids + " vs " + copyIds);
+        assertEquals(copyIds, destinationIds(call("PUT", "", request.toString()).body()), "stable for the copy too");
+        assertEquals(ids, destinationIds(call("GET", "/name/ids-a", null).body()), "ids-a keeps its own");
+    }
+
+    private static List<String> destinationIds(String body) {
+        List<String> out = new java.util.ArrayList<>();
+        Requests.json(body).get("destinations").forEach(d -> out.add(d.get("id").asText()));
+        return out;
+    }
 }
