@@ -14,6 +14,7 @@ import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
+import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.status.StatusSettings;
 import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.retry.RetrySettings;
@@ -292,6 +293,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             throw new IllegalArgumentException("runtime.revokeTimeout + pipeline.releaseTimeout + runtime.pollTimeout ("
                     + release + " ms) must stay below runtime.kafka.max.poll.interval.ms (" + maxPollMillis + " ms)");
         }
+        ProducerAcks.boundedBy(kafka, ledger.ackTimeout(), "ledger.ackTimeout"); // names both settings when not
         Objects.requireNonNull(destinations, "destinations is required");
         Objects.requireNonNull(subscriptions, "subscriptions is required");
         Objects.requireNonNull(status, "status is required");
