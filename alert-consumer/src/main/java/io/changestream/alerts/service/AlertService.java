@@ -200,12 +200,12 @@ public final class AlertService implements AutoCloseable {
     }
 
     /**
-     * Live: false once a part that must run could not be restarted (the subscriptions reader, a consumer thread of
-     * the runtime) or the runtime failed.
+     * Live: false once a part that must run could not be restarted (the subscriptions reader, the {@code /status}
+     * view's reader, a consumer thread of the runtime) or the runtime failed.
      */
     public boolean live() {
         return (store == null || store.alive()) && (runtime == null || runtime.live())
-                && (flusher == null || flusher.alive());
+                && (flusher == null || flusher.alive()) && (status == null || status.alive());
     }
 
     /** Why not live, for {@code /health/live}. */
@@ -215,6 +215,9 @@ public final class AlertService implements AutoCloseable {
         }
         if (flusher != null && !flusher.alive()) {
             return "digest flusher stopped";
+        }
+        if (status != null && !status.alive()) {
+            return status.health();
         }
         return store == null ? "starting" : String.valueOf(store.health());
     }

@@ -215,6 +215,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("status.dedupeEntries", "200000", "recent ledger/DLQ keys /status remembers to count a "
                     + "re-written record once"),
             new Setting("status.catchUp", "PT2S", "how long /status waits for its view to reach the topics' ends"),
+            new Setting("status.restartBackoff", "PT1S", "first wait before a dead /status view reader is restarted"),
+            new Setting("status.restartMaxBackoff", "PT30S", "longest wait between /status view reader restarts"),
+            new Setting("status.maxRestarts", "10", "consecutive failed /status reader restarts before /health/live "
+                    + "fails"),
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
             new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
@@ -435,7 +439,9 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 runtimeConfig, ledger, pipeline, destinations, subscriptions,
                 new StatusSettings(catalog.alertLedger().name(), catalog.alertDlq().name(), groupId,
                         v.get("status.maxEntries", Integer::parseInt), v.get("status.dedupeEntries", Integer::parseInt),
-                        v.get("status.catchUp", Values::duration)),
+                        v.get("status.catchUp", Values::duration), v.get("status.restartBackoff", Values::duration),
+                        v.get("status.restartMaxBackoff", Values::duration),
+                        v.get("status.maxRestarts", Integer::parseInt)),
                 FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
                         FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
                         v.get("filter.maxPatternProgram", Integer::parseInt),
