@@ -209,6 +209,39 @@ public final class Secrets {
     }
 
     /**
+     * The path ({@code config.headers.X-Api-Key}) of the first text value that still holds {@value #MASK} — a
+     * masked value copied from a response that no stored secret stands behind (a new destination, a copied
+     * subscription) — or null. Storing it would make {@value #MASK} the secret.
+     */
+    public static String firstMasked(JsonNode config) {
+        return firstMasked(config, "config");
+    }
+
+    private static String firstMasked(JsonNode node, String path) {
+        if (node == null) {
+            return null;
+        }
+        if (node.isTextual()) {
+            return node.asText().contains(MASK) ? path : null;
+        }
+        Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            String found = firstMasked(field.getValue(), path + "." + field.getKey());
+            if (found != null) {
+                return found;
+            }
+        }
+        for (int i = 0; node.isArray() && i < node.size(); i++) {
+            String found = firstMasked(node.get(i), path + "[" + i + "]");
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    /**
      * The first field saying where a destination sends ({@code endpoint}, {@code batchEndpoint}, {@code url},
      * {@code transport}, {@code topic}) whose value differs between two configs, as {@code config.endpoint}; null
      * when both send to the same place. Compare unmasked configs.

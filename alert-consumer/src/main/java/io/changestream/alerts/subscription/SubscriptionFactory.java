@@ -260,6 +260,11 @@ public final class SubscriptionFactory {
                             previous.type(), previous.config()));
                 }
                 destination = mapper.treeToValue(copy, SubscriptionDestination.class);
+                String masked = Secrets.firstMasked(destination.config());
+                if (masked != null) {
+                    throw new DestinationConfigException(masked, "is the masked value " + Secrets.MASK + " with no "
+                            + "stored secret behind it (a new or copied destination): send the secret itself");
+                }
                 destinations.validate(destination);
             } catch (DestinationConfigException e) {
                 throw SubscriptionException.invalid(field + "." + e.field(),

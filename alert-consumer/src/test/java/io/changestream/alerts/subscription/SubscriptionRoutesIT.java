@@ -234,6 +234,16 @@ class SubscriptionRoutesIT {
         assertEquals("https://hooks.example.com/m", kept.get("endpoint").asText(), "nothing was stored");
         assertEquals(SECRET, kept.get("secretKey").asText());
 
+        ObjectNode copied = edited.deepCopy(); // the masked view POSTed as a new subscription: no secret behind it
+        copied.put("name", "moving-copy");
+        copied.remove("id");
+        ((ObjectNode) copied.get("destinations").get(0).get("config")).put("endpoint", "https://hooks.example.com/m");
+        HttpResponse<String> copy = call("POST", "", copied.toString());
+        assertEquals(400, copy.statusCode(), copy.body());
+        assertTrue(Requests.json(copy.body()).get("message").asText().startsWith(
+                "destinations[0].config.secretKey: is the masked value"), copy.body());
+        assertTrue(store.byName("moving-copy").isEmpty());
+
         config.put("secretKey", "the-new-hosts-key");
         config.putObject("headers").put("X-Team", "data");
         HttpResponse<String> withSecrets = call("PUT", "", edited.toString());
