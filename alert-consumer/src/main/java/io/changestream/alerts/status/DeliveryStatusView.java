@@ -1,6 +1,5 @@
 package io.changestream.alerts.status;
 
-import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.ledger.LedgerRecords;
 import io.changestream.alerts.pipeline.DestinationGroup;
 import io.changestream.alerts.subscription.DeliveryStatuses;
@@ -327,7 +326,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
             d.count++;
             if (f.timestamp() >= d.lastAt) {
                 d.lastAt = f.timestamp();
-                d.lastReason = Redaction.reason(f.reason()); // records written before issue 21 too
+                d.lastReason = f.reason(); // shown through DestinationStatus, which redacts it (older records too)
                 d.exhausted = f.source() == FailureSource.SUBSCRIBER && f.retriesLeft() == 0 && f.attempts() > 1;
             }
         }

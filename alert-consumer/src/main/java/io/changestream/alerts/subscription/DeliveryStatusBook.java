@@ -1,6 +1,5 @@
 package io.changestream.alerts.subscription;
 
-import io.changestream.alerts.destination.Redaction;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.serde.Json;
@@ -64,7 +63,7 @@ public final class DeliveryStatusBook implements DeliveryStatuses {
         update(subscriptionId, destinationId, e -> {
             e.failed++;
             e.lastFailedAt = clock.millis();
-            e.lastFailedReason = Redaction.reason(reason);
+            e.lastFailedReason = reason;
             e.nextAttempt = nextAttempt == null ? null : nextAttempt.toEpochMilli();
             e.state = nextAttempt == null ? "failed" : "awaitingRetry";
         });
@@ -75,7 +74,7 @@ public final class DeliveryStatusBook implements DeliveryStatuses {
         update(subscriptionId, destinationId, e -> {
             e.deadLettered++;
             e.lastFailedAt = clock.millis();
-            e.lastFailedReason = Redaction.reason(reason);
+            e.lastFailedReason = reason;
             e.nextAttempt = null;
             e.state = retriesExhausted ? "retryLimitReached" : "failed";
         });
