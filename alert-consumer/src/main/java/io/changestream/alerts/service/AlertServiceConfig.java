@@ -86,7 +86,11 @@ import java.util.function.Function;
  *   <li>{@code status.maxEntries} [100000] — (subscription, destination) entries the {@code /status} view keeps;
  *       {@code status.dedupeEntries} [200000] — recent ledger/DLQ keys it remembers to count a re-written record
  *       once; {@code status.catchUp} [PT2S] — how long {@code /status} waits for the view to reach the topics'
- *       ends</li>
+ *       ends; {@code status.restartBackoff} [1 s], {@code status.restartMaxBackoff} [30 s],
+ *       {@code status.maxRestarts} [10] — the view's reader restarts (issue 21)</li>
+ *   <li>quotas of the admin API (issue 21): {@code quota.subscriptions} [10000],
+ *       {@code quota.destinationsPerSubscription} [50], {@code quota.filterProgram} [100000],
+ *       {@code quota.listLimit} [1000]</li>
  *   <li>guards (alert-consumer README, Security): {@code admin.maxRequestBytes} [262144],
  *       {@code filter.maxPatternLength} [1024], {@code filter.maxPatternProgram} [10000],
  *       {@code filter.maxSubjectLength} [4096], {@code destinations.lineage.kafkaTopics}
