@@ -2,6 +2,7 @@ package io.changestream.alerts.pipeline;
 
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.destination.Redaction;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -101,7 +102,7 @@ public interface LongRetries {
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(sourceValue, "sourceValue");
             Objects.requireNonNull(delay, "delay");
-            Objects.requireNonNull(reason, "reason");
+            reason = Redaction.reason(Objects.requireNonNull(reason, "reason")); // it reaches alert-retry and logs
         }
     }
 }

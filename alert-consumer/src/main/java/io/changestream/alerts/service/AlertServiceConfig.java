@@ -14,11 +14,13 @@ import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
+import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.status.StatusSettings;
 import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.retry.RetrySettings;
 import io.changestream.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
+import io.changestream.alerts.subscription.SubscriptionQuotas;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.SubscriptionType;
@@ -85,7 +87,11 @@ import java.util.function.Function;
  *   <li>{@code status.maxEntries} [100000] — (subscription, destination) entries the {@code /status} view keeps;
  *       {@code status.dedupeEntries} [200000] — recent ledger/DLQ keys it remembers to count a re-written record
  *       once; {@code status.catchUp} [PT2S] — how long {@code /status} waits for the view to reach the topics'
- *       ends</li>
+ *       ends; {@code status.restartBackoff} [1 s], {@code status.restartMaxBackoff} [30 s],
+ *       {@code status.maxRestarts} [10] — the view's reader restarts (issue 21)</li>
+ *   <li>quotas of the admin API (issue 21): {@code quota.subscriptions} [10000],
+ *       {@code quota.destinationsPerSubscription} [50], {@code quota.filterProgram} [100000],
+ *       {@code quota.listLimit} [1000]</li>
  *   <li>guards (alert-consumer README, Security): {@code admin.maxRequestBytes} [262144],
  *       {@code filter.maxPatternLength} [1024], {@code filter.maxPatternProgram} [10000],
  *       {@code filter.maxSubjectLength} [4096], {@code destinations.lineage.kafkaTopics}
@@ -146,6 +152,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("admin.bearerToken", null, "bearer token of the admin API (required, >= 16 chars)"),
             new Setting("admin.user", "admin", "name recorded as updatedBy"),
             new Setting("admin.maxRequestBytes", "262144", "largest HTTP request body; larger is a 413"),
+            new Setting("quota.subscriptions", "10000", "subscriptions the service holds; one more is a 400"),
+            new Setting("quota.destinationsPerSubscription", "50", "destinations of one subscription; more is a 400"),
+            new Setting("quota.filterProgram", "100000", "size of one subscription's compiled filter (operators, "
+                    + "arguments, RE2/J programs); larger is a 400"),
+            new Setting("quota.listLimit", "1000", "largest page (and default limit) of GET /api/v1/events/"
+                    + "subscriptions; a larger limit is a 400"),
             new Setting("ledger.ackTimeout", "PT10S", "wait for a ledger/DLQ ack before retrying"),
             new Setting("ledger.dedupeHorizon", "PT24H", "a repeat of a pair settled this long ago is still skipped"),
             new Setting("ledger.windowMaxBytes", "67108864", "memory of all ledger windows; oldest pairs trimmed"),
@@ -214,6 +226,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("status.dedupeEntries", "200000", "recent ledger/DLQ keys /status remembers to count a "
                     + "re-written record once"),
             new Setting("status.catchUp", "PT2S", "how long /status waits for its view to reach the topics' ends"),
+            new Setting("status.restartBackoff", "PT1S", "first wait before a dead /status view reader is restarted"),
+            new Setting("status.restartMaxBackoff", "PT30S", "longest wait between /status view reader restarts"),
+            new Setting("status.maxRestarts", "10", "consecutive failed /status reader restarts before /health/live "
+                    + "fails"),
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
             new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
@@ -292,6 +308,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             throw new IllegalArgumentException("runtime.revokeTimeout + pipeline.releaseTimeout + runtime.pollTimeout ("
                     + release + " ms) must stay below runtime.kafka.max.poll.interval.ms (" + maxPollMillis + " ms)");
         }
+        ProducerAcks.boundedBy(kafka, ledger.ackTimeout(), "ledger.ackTimeout"); // names both settings when not
         Objects.requireNonNull(destinations, "destinations is required");
         Objects.requireNonNull(subscriptions, "subscriptions is required");
         Objects.requireNonNull(status, "status is required");
@@ -431,11 +448,17 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         return new AlertServiceConfig(kafka, namespace, groupId, v.get("http.host", Function.identity()),
                 v.get("http.port", Integer::parseInt),
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
-                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong)),
+                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong),
+                        new SubscriptionQuotas(v.get("quota.subscriptions", Integer::parseInt),
+                                v.get("quota.destinationsPerSubscription", Integer::parseInt),
+                                v.get("quota.filterProgram", Long::parseLong),
+                                v.get("quota.listLimit", Integer::parseInt))),
                 runtimeConfig, ledger, pipeline, destinations, subscriptions,
                 new StatusSettings(catalog.alertLedger().name(), catalog.alertDlq().name(), groupId,
                         v.get("status.maxEntries", Integer::parseInt), v.get("status.dedupeEntries", Integer::parseInt),
-                        v.get("status.catchUp", Values::duration)),
+                        v.get("status.catchUp", Values::duration), v.get("status.restartBackoff", Values::duration),
+                        v.get("status.restartMaxBackoff", Values::duration),
+                        v.get("status.maxRestarts", Integer::parseInt)),
                 FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
                         FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
                         v.get("filter.maxPatternProgram", Integer::parseInt),
@@ -523,6 +546,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("http.port", Integer.toString(httpPort));
         out.put("admin.bearerToken", "********");
         out.put("admin.user", admin.user());
+        out.put("quota", admin.quotas().toString());
         out.put("runtime.topics", String.join(",", runtime.topics()));
         out.put("runtime.lanes", Integer.toString(runtime.lanes()));
         out.put("runtime.maxAttempts", Integer.toString(runtime.maxAttempts()));

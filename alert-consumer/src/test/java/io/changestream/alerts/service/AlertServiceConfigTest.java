@@ -64,6 +64,18 @@ class AlertServiceConfigTest {
     }
 
     @Test
+    void aProducerDeliveryTimeoutNotBelowTheAckWaitIsRefusedAtStart() {
+        Map<String, String> s = new HashMap<>(minimal());
+        s.put("kafka.delivery.timeout.ms", "120000"); // Kafka's default: a write given up after 10 s lands later
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> AlertServiceConfig.from(s, Map.of()));
+        assertTrue(refused.getMessage().contains("kafka.delivery.timeout.ms")
+                && refused.getMessage().contains("ledger.ackTimeout"), refused.getMessage());
+        s.put("ledger.ackTimeout", "PT3M");
+        AlertServiceConfig.from(s, Map.of()); // below the wait: accepted
+    }
+
+    @Test
     void environmentOverridesFileKeysAndAddsKafkaProperties(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("alerts.properties");
         Files.writeString(file, "kafka.bootstrap.servers=file:9092\nadmin.bearerToken=file-token-0123456789\n"
