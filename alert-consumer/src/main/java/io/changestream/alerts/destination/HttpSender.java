@@ -196,7 +196,8 @@ public final class HttpSender implements AutoCloseable {
                 }
                 Response response = result.getResponse();
                 answer.complete(HttpOutcomes.classify(response.getStatus(),
-                        response.getHeaders().get(HttpHeader.RETRY_AFTER), text(), clock, settings.maxRetryAfter()));
+                        response.getHeaders().get(HttpHeader.RETRY_AFTER), Redaction.reason(text()), clock,
+                        settings.maxRetryAfter()));
             }
         });
         return answer;
@@ -261,12 +262,13 @@ public final class HttpSender implements AutoCloseable {
             return DeliveryResult.unanswered("cancelled: " + cause.getMessage());
         }
         if (cause instanceof ConnectException) {
-            return DeliveryResult.retry(null, "connect failed: " + cause);
+            return DeliveryResult.retry(null, Redaction.reason("connect failed: " + cause));
         }
         if (cause instanceof UnknownHostException) {
-            return DeliveryResult.retry(null, "host does not resolve: " + cause.getMessage());
+            return DeliveryResult.retry(null, Redaction.reason("host does not resolve: " + cause.getMessage()));
         }
-        return DeliveryResult.unanswered("I/O error: " + cause);
+        // Jetty's texts can hold the request line or URL, whose path is the credential of a chat webhook
+        return DeliveryResult.unanswered(Redaction.reason("I/O error: " + cause));
     }
 
     /** The one client, started on first use. */
