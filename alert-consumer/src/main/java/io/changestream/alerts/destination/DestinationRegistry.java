@@ -1,6 +1,5 @@
 package io.changestream.alerts.destination;
 
-import io.changestream.alerts.delivery.FailureReason;
 import io.changestream.alerts.destination.lineage.OpenLineageDestination;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;

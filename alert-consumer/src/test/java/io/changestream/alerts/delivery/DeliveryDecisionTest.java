@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.alerts.delivery.DeliveryDecision.Action;
 import io.changestream.alerts.delivery.DeliveryDecision.Facts;
 import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.destination.FailureReason;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

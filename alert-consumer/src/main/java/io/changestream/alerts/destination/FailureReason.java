@@ -1,6 +1,5 @@
-package io.changestream.alerts.delivery;
+package io.changestream.alerts.destination;
 
-import io.changestream.alerts.destination.DeliveryResult;
 import java.util.Locale;
 
 /**
