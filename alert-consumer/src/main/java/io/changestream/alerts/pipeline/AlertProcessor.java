@@ -1,5 +1,7 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.alerts.delivery.DeadLetterWriter;
+import io.changestream.alerts.delivery.DestinationGroup;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.delivery.DeliveryDecision;
 import io.changestream.alerts.destination.DeliveryRequest;
@@ -16,7 +18,7 @@ import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.Outcome;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RetriableException;
-import io.changestream.alerts.subscription.ActiveSubscription;
+import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
@@ -91,9 +93,9 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     /** The DLQ reason prefix of an at-most-once request that got no answer (it may have arrived). */
     public static final String UNANSWERED = DeliveryDecision.UNANSWERED;
     /** The destination config field choosing the guarantee: {@value #AT_MOST_ONCE} or {@code atLeastOnce}. */
-    public static final String DELIVERY_FIELD = "delivery";
+    public static final String DELIVERY_FIELD = DestinationGroup.DELIVERY_FIELD;
     /** The value of {@value #DELIVERY_FIELD} for at-most-once. */
-    public static final String AT_MOST_ONCE = "atMostOnce";
+    public static final String AT_MOST_ONCE = DestinationGroup.AT_MOST_ONCE;
     /** MDC key of the record being processed, as the runtime names it: {@code topic-partition@offset}. */
     static final String RECORD_MDC = "record";
     /** The subscription id of dead letters of malformed source records (they belong to no subscription). */

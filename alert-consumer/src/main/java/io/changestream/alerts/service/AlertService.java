@@ -6,7 +6,7 @@ import io.changestream.alerts.digest.DigestFlusher;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.pipeline.AlertProcessor;
-import io.changestream.alerts.pipeline.DeadLetterWriter;
+import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;

@@ -1,7 +1,7 @@
 package io.changestream.alerts.status;
 
 import io.changestream.alerts.ledger.LedgerRecords;
-import io.changestream.alerts.pipeline.DestinationGroup;
+import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.subscription.DeliveryStatuses;
 import io.changestream.alerts.subscription.DestinationStatus;
 import io.changestream.alerts.subscription.ReaderSupervisor;

@@ -1,5 +1,6 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.alerts.filter.ActiveSubscription;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.topics.model.EventSubscription;
 import java.nio.charset.StandardCharsets;

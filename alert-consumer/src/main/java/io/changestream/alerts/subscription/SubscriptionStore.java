@@ -1,5 +1,6 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.alerts.filter.FilterException;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.filter.SubscriptionFilter;

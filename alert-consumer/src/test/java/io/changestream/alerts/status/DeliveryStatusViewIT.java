@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.alerts.ledger.LedgerRecords;
-import io.changestream.alerts.pipeline.DeadLetterWriter;
+import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.subscription.DestinationStatus;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;

@@ -1,4 +1,4 @@
-package io.changestream.alerts.pipeline;
+package io.changestream.alerts.delivery;
 
 import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.ledger.ProducerAcks;
