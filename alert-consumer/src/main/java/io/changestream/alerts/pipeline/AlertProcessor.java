@@ -201,7 +201,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
             EventProgress.Pair known = progress.pairs.get(sub.id());
-            if (known != null && known.settled) {
+            if (known != null && known.settled()) {
                 continue;
             }
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
@@ -215,7 +215,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                         progress.pairs.put(sub.id(), pair);
                         return pair;
                     });
-            pairs.add(started.thenCompose(pair -> pair.settled ? CompletableFuture.completedFuture(null)
+            pairs.add(started.thenCompose(pair -> pair.settled() ? CompletableFuture.completedFuture(null)
                     : deliverPair(new PairAttempt(tp, event, notice, sub, groups, pair, progress.trace, call, retry,
                     log))));
         }
@@ -435,7 +435,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 return deadLetterFilterFailure(notice, active, verdict.error()).thenApply(v -> {
                     // the DLQ has it; the ledger record follows in settle(), retried without writing the DLQ again
                     groups.forEach(g -> pair.done.add(g.key()));
-                    pair.deadLettered = true;
+                    pair.ended(Settlement.DEAD_LETTERED);
                     return pair;
                 });
             }
@@ -459,7 +459,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
      */
     private CompletableFuture<Boolean> collected(PairAttempt at) {
         EventProgress.Pair pair = at.pair();
-        if (digests == null || at.notice().isRunStatus() || pair.deadLettered
+        if (digests == null || at.notice().isRunStatus() || pair.settlement() == Settlement.DEAD_LETTERED
                 || digests.policyOf(at.sub()).isEmpty()) {
             return CompletableFuture.completedFuture(false);
         }
@@ -468,16 +468,16 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<Boolean> appended = pair.collected ? CompletableFuture.completedFuture(true)
+        CompletableFuture<Boolean> appended = pair.state() == PairState.COLLECTED ? CompletableFuture.completedFuture(true)
                 : digests.collectAsync(at.tp(), at.event().offset(), at.sub(), at.notice().change());
         return appended.thenCompose(collected -> {
             if (!collected) {
                 return CompletableFuture.completedFuture(false);
             }
-            pair.collected = true; // a retry after a ledger timeout settles without collecting again
+            pair.moveTo(PairState.COLLECTED); // a retry after a ledger timeout settles without collecting again
             return ledger.recordAsync(at.tp(), at.event().offset(), at.sub().id(), at.notice().eventId(),
                     DigestCollector.COLLECTED, 1).thenApply(v -> {
-                        pair.settled = true;
+                        pair.moveTo(PairState.SETTLED);
                         return true;
                     });
         });
@@ -529,7 +529,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 FailureSource.SUBSCRIBER, retriesLeft, pair.attempts, clock.millis(), group.memberIds().get(0)))
                 .thenRun(() -> {
                     pair.done.add(group.key());
-                    pair.deadLettered = true;
+                    pair.ended(Settlement.DEAD_LETTERED);
                     group.memberIds().forEach(id -> observer.deadLettered(sub.id(), id, reason, exhausted));
                 });
     }
@@ -544,7 +544,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 .thenApply(took -> {
                     if (took) {
                         pair.done.add(group.key());
-                        pair.handedOff = true;
+                        pair.ended(Settlement.HANDED_OFF);
                     }
                     return took;
                 });
@@ -552,14 +552,13 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
 
     private CompletableFuture<Void> settle(TopicPartition tp, Event<String, String> event, Notice notice,
                                            String subscriptionId, EventProgress.Pair pair) {
-        return ledger.recordAsync(tp, event.offset(), subscriptionId, notice.eventId(), pair.deadLettered
-                        ? DeliveryRecord.DEAD_LETTERED : pair.handedOff ? LongRetries.HANDED_OFF
-                        : DeliveryRecord.DELIVERED, pair.attempts)
+        Settlement end = pair.settlement();
+        return ledger.recordAsync(tp, event.offset(), subscriptionId, notice.eventId(), end.status, pair.attempts)
                 .thenRun(() -> {
-                    pair.settled = true;
-                    if (pair.deadLettered) {
+                    pair.moveTo(PairState.SETTLED);
+                    if (end == Settlement.DEAD_LETTERED) {
                         summary.deadLettered(subscriptionId);
-                    } else if (!pair.handedOff) {
+                    } else if (end == Settlement.DELIVERED) {
                         summary.delivered(subscriptionId, notice.eventId());
                     }
                 });
@@ -587,19 +586,19 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             org.slf4j.MDC.put("subscriptionId", sub.id());
             EventProgress.Pair known = progress.pairs.get(sub.id());
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
-            if ((known != null && known.settled) || groups.isEmpty()) {
+            if ((known != null && known.settled()) || groups.isEmpty()) {
                 continue;
             }
             CompletableFuture<EventProgress.Pair> started = known != null ? CompletableFuture.completedFuture(known)
                     : start(tp, notice, active, groups, isReplay(event)).thenApply(pair -> {
                         progress.pairs.put(sub.id(), pair);
-                        if (!pair.settled) {
+                        if (!pair.settled()) {
                             pair.attempts = failure.attempts();
                         }
                         return pair;
                     });
             pairs.add(started.thenCompose(pair -> {
-                if (pair.settled) {
+                if (pair.settled()) {
                     return CompletableFuture.completedFuture(null);
                 }
                 List<CompletableFuture<Void>> letters = new ArrayList<>();
@@ -705,27 +704,93 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         /** The W3C trace of the event, the same on every attempt. */
         volatile TraceContext trace;
 
-        /** One (subscription, event) pair: attempts so far and the destination groups done with. */
+        /** One (subscription, event) pair: attempts so far, the destination groups done with, where it stands. */
         static final class Pair {
-            static final Pair SETTLED = settled();
+            static final Pair SETTLED = alreadySettled();
             final Set<String> done = ConcurrentHashMap.newKeySet();
             /** At-most-once groups this instance wrote an ATTEMPTING record for. */
             final Set<String> attempted = ConcurrentHashMap.newKeySet();
             volatile int attempts;
             /** Epoch ms of the first inline failure (0: none yet): the inline budget counts from here. */
             volatile long firstFailedAt;
-            /** Some group went to the retry path; the pair settles as {@link LongRetries#HANDED_OFF}. */
-            volatile boolean handedOff;
-            volatile boolean deadLettered;
-            volatile boolean settled;
-            /** Handed to its digest (issue 13); settled once the ledger acked. */
-            volatile boolean collected;
+            private volatile PairState state = PairState.OPEN;
+            private volatile Settlement settlement = Settlement.DELIVERED;
 
-            private static Pair settled() {
+            private static Pair alreadySettled() {
                 Pair p = new Pair();
-                p.settled = true;
+                p.state = PairState.SETTLED;
                 return p;
             }
+
+            /** Where it stands. */
+            PairState state() {
+                return state;
+            }
+
+            boolean settled() {
+                return state == PairState.SETTLED;
+            }
+
+            /** Moves to {@code next}; refuses going back ({@link PairState#predecessors()}). */
+            synchronized void moveTo(PairState next) {
+                if (state == next) {
+                    return;
+                }
+                if (!next.predecessors().contains(state)) {
+                    throw new IllegalStateException("pair cannot move from " + state + " to " + next);
+                }
+                state = next;
+            }
+
+            /** How it will settle in the ledger so far. */
+            Settlement settlement() {
+                return settlement;
+            }
+
+            /** A group ended this way: the pair settles as the worst of its groups' ends. */
+            synchronized void ended(Settlement end) {
+                if (end.rank > settlement.rank) {
+                    settlement = end;
+                }
+            }
+        }
+    }
+
+    /** Where a pair stands on this instance; a pair only moves forward. */
+    enum PairState {
+        /** Its destination groups are being delivered, or wait to be tried again. */
+        OPEN,
+        /** Appended to its digest (issue 13); it settles once the ledger acks. */
+        COLLECTED,
+        /** Its ledger record is acked (delivered, handed off, dead-lettered or collected): nothing more to do. */
+        SETTLED;
+
+        /** The states it may be entered from. */
+        Set<PairState> predecessors() {
+            return switch (this) {
+                case OPEN -> Set.of();
+                case COLLECTED -> Set.of(OPEN);
+                case SETTLED -> Set.of(OPEN, COLLECTED);
+            };
+        }
+    }
+
+    /** How a pair is recorded in the ledger: the worst of its destination groups' ends. */
+    enum Settlement {
+        /** Every group delivered. */
+        DELIVERED(0, DeliveryRecord.DELIVERED),
+        /** Some group went to the retry path ({@link LongRetries#HANDED_OFF}). */
+        HANDED_OFF(1, LongRetries.HANDED_OFF),
+        /** Some group was dead-lettered. */
+        DEAD_LETTERED(2, DeliveryRecord.DEAD_LETTERED);
+
+        private final int rank;
+        /** The ledger status. */
+        final String status;
+
+        Settlement(int rank, String status) {
+            this.rank = rank;
+            this.status = status;
         }
     }
 }
