@@ -61,13 +61,18 @@ public final class CircuitBreakingDestination implements Destination {
         return result;
     }
 
-    /** {@link #deliver} without blocking: the breaker records the result when the stage completes. */
+    /**
+     * {@link #deliver} without blocking: the breaker records the result when the stage completes. An open circuit
+     * sheds the request (not sent, the pair goes to the retry path: {@link DeliveryResult#shed}); a request
+     * cancelled while it ran (processing timeout, release, shutdown) counts as a failure of its destination — a
+     * receiver that never answers is what gets requests cancelled.
+     */
     @Override
     public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
         CircuitBreaker breaker = breaker(request);
         if (!breaker.tryAcquire()) {
             Duration wait = breaker.remainingOpen();
-            return CompletableFuture.completedFuture(DeliveryResult.retry(wait.isZero() ? null : wait,
+            return CompletableFuture.completedFuture(DeliveryResult.shed(wait,
                     "circuit open for destination " + key(request)));
         }
         CompletionStage<DeliveryResult> sent;
@@ -80,7 +85,8 @@ public final class CircuitBreakingDestination implements Destination {
         CompletableFuture<DeliveryResult> out = new CompletableFuture<>();
         sent.whenComplete((result, error) -> {
             if (error instanceof java.util.concurrent.CancellationException) {
-                out.cancel(false); // cancelled by its caller: says nothing about the destination
+                breaker.record(DeliveryResult.unanswered("cancelled while running"));
+                out.cancel(false);
             } else if (error != null) {
                 breaker.recordThrown(error);
                 out.completeExceptionally(error);
@@ -91,7 +97,7 @@ public final class CircuitBreakingDestination implements Destination {
         });
         out.whenComplete((r, e) -> {
             if (out.isCancelled()) {
-                sent.toCompletableFuture().cancel(true);
+                sent.toCompletableFuture().cancel(true); // recorded as a failure by the handler above
             }
         });
         return out;
@@ -139,8 +145,10 @@ public final class CircuitBreakingDestination implements Destination {
     }
 
     /**
-     * The breaker key of a request: the destination id, or when it has none the subscription id, type and a hash of
-     * the config (never the config itself: endpoints such as Slack webhook URLs are secrets).
+     * The key of a request's destination — of its breaker, bulkhead, rate limit and retry-path state: the
+     * subscription id and the destination id (a caller-chosen destination id may repeat in another subscription, so
+     * the id alone would let one tenant's destination trip another's breaker), or when it has no id the subscription
+     * id, type and a hash of the config (never the config itself: endpoints such as Slack webhook URLs are secrets).
      */
     public static String key(DeliveryRequest request) {
         return key(request.subscription(), request.destination());
@@ -150,7 +158,7 @@ public final class CircuitBreakingDestination implements Destination {
     public static String key(io.changestream.topics.model.EventSubscription subscription,
                              io.changestream.topics.model.SubscriptionDestination destination) {
         String id = destination.id();
-        return id != null ? id : subscription.id() + "/" + destination.type() + "/"
+        return id != null ? subscription.id() + "/" + id : subscription.id() + "/" + destination.type() + "/"
                 + Integer.toHexString(Objects.hashCode(destination.config()));
     }
 

@@ -14,9 +14,13 @@ import java.util.Objects;
  *                   it does not count as an attempt against the subscription's {@code retries}
  * @param unanswered a RETRY whose request may have reached the receiver (written, then no answer: a read timeout,
  *                   the connection lost): the outcome is unknown, so an at-most-once destination is not sent it again
+ * @param shed       a throttled RETRY refused because its destination is saturated (every slot busy and its queue
+ *                   full or waiting past {@code delivery.maxQueueWait}) or its circuit is open: the pair leaves the
+ *                   commit path for the retry path at once (the destination's bulkhead, decision 2101), so it holds
+ *                   none of the runtime's slots while its destination is in trouble
  */
 public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason, boolean throttled,
-                             boolean unanswered) {
+                             boolean unanswered, boolean shed) {
 
     /** The three outcomes. */
     public enum Outcome {
@@ -32,7 +36,7 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
 
     /** A result of a request that was sent. */
     public DeliveryResult(Outcome outcome, Duration retryAfter, String reason) {
-        this(outcome, retryAfter, reason, false, false);
+        this(outcome, retryAfter, reason, false, false, false);
     }
 
     public DeliveryResult {
@@ -49,6 +53,9 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
         if (unanswered && (outcome != Outcome.RETRY || throttled)) {
             throw new IllegalArgumentException("only a RETRY that was sent can be unanswered");
         }
+        if (shed && !throttled) {
+            throw new IllegalArgumentException("only a throttled RETRY (never sent) can be shed");
+        }
     }
 
     /** Delivered. */
@@ -63,12 +70,21 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
 
     /** Not sent: wait for the destination's next slot (rate limit or a receiver's pause); not an attempt. */
     public static DeliveryResult throttled(Duration after, String reason) {
-        return new DeliveryResult(Outcome.RETRY, Objects.requireNonNull(after, "after"), reason, true, false);
+        return new DeliveryResult(Outcome.RETRY, Objects.requireNonNull(after, "after"), reason, true, false,
+                false);
+    }
+
+    /**
+     * Not sent: the destination is saturated or its circuit is open; the pair goes to the retry path (after
+     * {@code after}, null: its backoff) instead of waiting inline. Not an attempt.
+     */
+    public static DeliveryResult shed(Duration after, String reason) {
+        return new DeliveryResult(Outcome.RETRY, after == null ? Duration.ZERO : after, reason, true, false, true);
     }
 
     /** Retry (the runtime's backoff); the request may have reached the receiver: no answer came. */
     public static DeliveryResult unanswered(String reason) {
-        return new DeliveryResult(Outcome.RETRY, null, reason, false, true);
+        return new DeliveryResult(Outcome.RETRY, null, reason, false, true, false);
     }
 
     /** Give up: dead-letter it. */

@@ -3,7 +3,6 @@ package io.changestream.alerts.destination;
 import io.changestream.topics.model.SubscriptionType;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
@@ -24,12 +23,12 @@ public interface Destination extends AutoCloseable {
 
     /**
      * Delivers one request without blocking the caller; the stage completes (never exceptionally for a delivery
-     * failure) with the result, on any thread. Cancelling it cancels the request where the destination can. The
-     * default runs {@link #deliver} on {@code blocking} (which may refuse it with a
-     * {@link java.util.concurrent.RejectedExecutionException}, thrown at once).
+     * failure) with the result, on any thread. Cancelling it cancels the request: an HTTP exchange is aborted, a
+     * blocking call is interrupted. The default runs {@link #deliver} on {@code blocking} (which may refuse it with a
+     * {@link java.util.concurrent.RejectedExecutionException}, thrown at once) and interrupts it on cancel.
      */
     default CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
-        return CompletableFuture.supplyAsync(() -> deliver(request), blocking);
+        return Cancellation.supplyInterruptibly(() -> deliver(request), blocking);
     }
 
     /**

@@ -29,7 +29,7 @@ import org.apache.kafka.clients.producer.Producer;
  * delivery meters. The runtime's processors call {@link #deliver} / {@link #deliverAll}; the REST layer calls
  * {@link #validate} at save time. Thread-safe.
  *
- * <p>Meters: {@code changestream_alert_deliveries_total{type,outcome}} and
+ * <p>Meters: {@code changestream_alert_deliveries_total{type,outcome,reason}} (reason: {@link FailureReason}) and
  * {@code changestream_alert_delivery_seconds{type}}, {@code changestream_alert_open_circuits{type}},
  * {@code changestream_alert_throttled_total{type}} (tags: destination type and outcome enums only).
  *
@@ -53,8 +53,8 @@ public final class DestinationRegistry implements AutoCloseable {
     private final DestinationConcurrency concurrency;
     /** Meters per destination type, looked up once (a delivery's hot path). */
     private final Map<SubscriptionType, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Map<SubscriptionType, Map<DeliveryResult.Outcome, Counter>> outcomes =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Per type, the delivery counters by outcome and failure reason (a bounded set: enums only). */
+    private final Map<SubscriptionType, Map<String, Counter>> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
     private final ThreadPoolExecutor blocking;
     private final DigestDelivery digests;
 
@@ -75,7 +75,7 @@ public final class DestinationRegistry implements AutoCloseable {
     public DestinationRegistry(DestinationSettings settings, DeliveryConcurrency concurrency, Clock clock,
                                MeterRegistry meters, Producer<String, String> lineageProducer) {
         this.meters = Objects.requireNonNull(meters, "meters");
-        this.concurrency = new DestinationConcurrency(concurrency);
+        this.concurrency = new DestinationConcurrency(concurrency, clock);
         AtomicInteger threads = new AtomicInteger();
         this.blocking = new ThreadPoolExecutor(concurrency.blockingThreads(), concurrency.blockingThreads(), 30,
                 TimeUnit.SECONDS, new ArrayBlockingQueue<>(Math.max(1, concurrency.maxQueuedPerDestination())), r -> {
@@ -115,6 +115,11 @@ public final class DestinationRegistry implements AutoCloseable {
             Gauge.builder("changestream.alert.deliveries.queued", this.concurrency, c -> c.queued(type))
                     .description("Delivery requests waiting for a slot of their destination "
                             + "(delivery.maxConcurrentPerDestination), by destination type")
+                    .tag("type", type.name()).register(meters);
+            io.micrometer.core.instrument.FunctionCounter.builder("changestream.alert.deliveries.shed",
+                            this.concurrency, c -> c.shed(type))
+                    .description("Delivery requests not sent because their destination was saturated (every slot "
+                            + "busy past delivery.maxQueueWait, or its queue full): handed to the retry path")
                     .tag("type", type.name()).register(meters);
         }
     }
@@ -180,8 +185,8 @@ public final class DestinationRegistry implements AutoCloseable {
         if (throttled != null) {
             return CompletableFuture.completedFuture(throttled);
         }
-        return concurrency.submit(CircuitBreakingDestination.key(request), type, () -> beforeSend.get()
-                .thenCompose(v -> send(destination, request)));
+        return concurrency.submit(CircuitBreakingDestination.key(request), type, () -> Cancellation.thenCompose(
+                beforeSend.get(), v -> send(destination, request)));
     }
 
     private CompletionStage<DeliveryResult> send(CircuitBreakingDestination destination, DeliveryRequest request) {
@@ -192,11 +197,10 @@ public final class DestinationRegistry implements AutoCloseable {
             try {
                 sent = destination.deliverAsync(request, blocking);
             } catch (RejectedExecutionException e) {
-                return CompletableFuture.completedFuture(DeliveryResult.throttled(
-                        DestinationConcurrency.QUEUE_FULL_WAIT, "the blocking delivery pool is full "
+                return CompletableFuture.completedFuture(DeliveryResult.shed(null, "the blocking delivery pool is full "
                                 + "(delivery.blockingThreads, delivery.maxQueuedPerDestination)"));
             }
-            return sent.whenComplete((result, error) -> {
+            return Cancellation.forward(sent.toCompletableFuture().whenComplete((result, error) -> {
                 if (result != null) {
                     sample.stop(deliveryTimer(type));
                     if (result.retryAfter() != null) {
@@ -204,7 +208,7 @@ public final class DestinationRegistry implements AutoCloseable {
                     }
                     count(type, result);
                 }
-            });
+            }), sent);
         }
     }
 
@@ -229,16 +233,13 @@ public final class DestinationRegistry implements AutoCloseable {
     }
 
     private void count(SubscriptionType type, DeliveryResult result) {
-        outcomes.computeIfAbsent(type, t -> new EnumMap<>(DeliveryResult.Outcome.class));
-        Map<DeliveryResult.Outcome, Counter> byOutcome = outcomes.get(type);
-        Counter counter;
-        synchronized (byOutcome) {
-            counter = byOutcome.computeIfAbsent(result.outcome(), o -> Counter.builder(
-                            "changestream.alert.deliveries")
-                    .description("Delivery attempts by destination type and outcome")
-                    .tag("type", type.name()).tag("outcome", o.name()).register(meters));
-        }
-        counter.increment();
+        Map<String, Counter> byOutcome = outcomes.computeIfAbsent(type, t -> new java.util.concurrent.ConcurrentHashMap<>());
+        FailureReason reason = FailureReason.of(result);
+        byOutcome.computeIfAbsent(result.outcome().name() + "/" + reason.label(), k -> Counter.builder(
+                        "changestream.alert.deliveries")
+                .description("Delivery attempts by destination type, outcome and failure reason")
+                .tag("type", type.name()).tag("outcome", result.outcome().name()).tag("reason", reason.label())
+                .register(meters)).increment();
     }
 
     /** Sends digest and group messages (issue 13) with these destinations' senders and rate limits. */
@@ -269,12 +270,30 @@ public final class DestinationRegistry implements AutoCloseable {
         if (!supports(type)) {
             throw new DestinationConfigException("type", type + " destinations are not supported by this service");
         }
+        if (type != SubscriptionType.EMAIL) {
+            requestTimeFits(destination, sender.settings().maxRequestTime());
+        }
         switch (type) {
             case EMAIL -> EmailReceivers.validate(destination);
             case OPEN_LINEAGE -> lineage.transport(destination);
             default -> sender.guard().check(WebhookConfig.parse(destination.config()).endpoint(), "config.endpoint");
         }
         limiter.limitOf(destination);
+    }
+
+    /**
+     * A destination's {@code timeout + readTimeout} must fit in {@code delivery.maxRequestTime}: no request may hold a
+     * connection (and its event's processing) longer.
+     *
+     * @throws DestinationConfigException naming {@code readTimeout} (or {@code timeout} when it alone is too long)
+     */
+    static void requestTimeFits(SubscriptionDestination destination, Duration maxRequestTime) {
+        long total = (long) destination.timeout() + destination.readTimeout();
+        if (total > maxRequestTime.toSeconds()) {
+            String field = destination.timeout() >= maxRequestTime.toSeconds() ? "timeout" : "readTimeout";
+            throw new DestinationConfigException(field, "timeout + readTimeout is " + total + " s, more than "
+                    + maxRequestTime.toSeconds() + " s (delivery.maxRequestTime): no request may take longer");
+        }
     }
 
     @Override

@@ -16,10 +16,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.HttpProxy;
@@ -32,19 +33,26 @@ import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.SocketAddressResolver;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
- * Sends one HTTP request for a destination and classifies the answer: SSRF guard first, then Jetty's
- * {@code HttpClient} with connect timeout = the destination's {@code timeout} and response timeout = its
- * {@code readTimeout}, no redirects (a redirect could lead past the guard), bounded request and response sizes.
+ * Sends one HTTP request for a destination and classifies the answer: SSRF guard first, then one Jetty
+ * {@code HttpClient} for every destination, no redirects (a redirect could lead past the guard), bounded request and
+ * response sizes.
+ *
+ * <p>Deadlines are per request: the connection must be had (from the pool or connected) within the destination's
+ * {@code timeout}, and the whole exchange ends within {@code timeout + readTimeout}, never past
+ * {@link HttpSettings#maxRequestTime()} — whatever a stored destination says, no request holds a connection longer.
+ * Cancelling a request's future aborts the exchange and closes its connection; no client is ever stopped while it has
+ * exchanges (the one client stops only in {@link #close()}), so one destination's settings never abort another's
+ * requests.
  *
  * <p>Resolve once: the client's address resolver is the guard ({@link AddressGuard#checkedAddresses}), so the host
  * is looked up once per connection and the client connects only to addresses that passed the check — a DNS server
  * that answers differently the second time (rebinding) gets no second question. TLS still verifies the certificate
  * against the URL's host name. No proxy unless {@link HttpSettings#proxy()} names one (JVM-wide proxy properties
- * are never read); with one, the guard checks every target before the request is handed to it. One client per
- * distinct connect timeout (at most {@code maxClients}), daemon threads. Thread-safe; {@link #close()} stops the
- * clients.
+ * are never read); with one, the guard checks every target before the request is handed to it. Daemon threads.
+ * Thread-safe; {@link #close()} stops the client.
  */
 public final class HttpSender implements AutoCloseable {
 
@@ -71,11 +79,15 @@ public final class HttpSender implements AutoCloseable {
         }
     }
 
+    /** Threads of the client: its selector and the completions of every destination's requests. */
+    private static final int THREADS = 32;
+
     private final HttpSettings settings;
     private final AddressGuard guard;
     private final Clock clock;
-    private final Map<Duration, HttpClient> clients = new ConcurrentHashMap<>();
     private final int maxConnectionsPerHost;
+    private final Object lock = new Object();
+    private volatile HttpClient client;
     private volatile boolean closed;
 
     public HttpSender(HttpSettings settings, Clock clock) {
@@ -135,17 +147,21 @@ public final class HttpSender implements AutoCloseable {
             return CompletableFuture.completedFuture(DeliveryResult.permanent("request body of " + out.body().length
                     + " bytes exceeds " + settings.maxRequestBytes() + " (http.maxRequestBytes)"));
         }
+        Duration connect = min(out.connectTimeout(), settings.maxRequestTime());
+        Duration total = min(out.connectTimeout().plus(out.readTimeout()), settings.maxRequestTime());
         Request request;
+        HttpClient http;
         try {
             if (settings.proxy() == null) {
                 guard.checkUrl(out.uri(), out.field()); // the addresses are checked as the client resolves them
             } else {
                 guard.check(out.uri(), out.field()); // the proxy resolves the target: check it here, explicitly
             }
-            request = client(out.connectTimeout()).newRequest(out.uri())
+            http = client();
+            request = http.newRequest(out.uri())
                     .method(out.method())
-                    .timeout(out.connectTimeout().plus(out.readTimeout()).toMillis(), TimeUnit.MILLISECONDS)
-                    .idleTimeout(out.readTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .timeout(total.toMillis(), TimeUnit.MILLISECONDS)
+                    .idleTimeout(min(out.readTimeout(), total).toMillis(), TimeUnit.MILLISECONDS)
                     .followRedirects(false)
                     .headers(h -> out.headers().forEach(h::put))
                     .body(new BytesRequestContent(out.body()));
@@ -156,24 +172,43 @@ public final class HttpSender implements AutoCloseable {
                     + ": " + e.getMessage()));
         }
         CompletableFuture<DeliveryResult> answer = new CompletableFuture<>();
+        // the destination's connect timeout, per request: no connection (pooled or new) by then aborts the request
+        AtomicBoolean begun = new AtomicBoolean();
+        request.onRequestBegin(r -> begun.set(true));
+        Scheduler.Task connectDeadline = http.getScheduler().schedule(() -> {
+            if (!begun.get()) {
+                request.abort(new SocketTimeoutException("connect timeout: no connection within "
+                        + connect.toMillis() + " ms"));
+            }
+        }, connect.toMillis(), TimeUnit.MILLISECONDS);
         answer.whenComplete((r, e) -> {
+            connectDeadline.cancel();
             if (answer.isCancelled()) {
-                request.abort(new java.util.concurrent.CancellationException("delivery cancelled"));
+                request.abort(new CancellationException("delivery cancelled"));
             }
         });
         request.send(new BoundedBody(settings.maxResponseBytes()) {
             @Override
             public void onComplete(Result result) {
                 if (result.isFailed()) {
-                    answer.complete(failed(out, result.getFailure()));
+                    answer.complete(failed(out, total, result.getFailure()));
                     return;
                 }
                 Response response = result.getResponse();
                 answer.complete(HttpOutcomes.classify(response.getStatus(),
-                        response.getHeaders().get(HttpHeader.RETRY_AFTER), text(), clock, settings.maxRetryAfter()));
+                        response.getHeaders().get(HttpHeader.RETRY_AFTER), Redaction.reason(text()), clock,
+                        settings.maxRetryAfter()));
             }
         });
         return answer;
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /**
@@ -209,7 +244,7 @@ public final class HttpSender implements AutoCloseable {
         }
     }
 
-    private static DeliveryResult failed(Outbound out, Throwable cause) {
+    private static DeliveryResult failed(Outbound out, Duration total, Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof DestinationConfigException refused) {
                 return DeliveryResult.permanent(out.field() + refused.getMessage().substring(refused.field().length()));
@@ -219,50 +254,52 @@ public final class HttpSender implements AutoCloseable {
             return DeliveryResult.retry(null, "connect timeout after " + out.connectTimeout().toSeconds() + " s");
         }
         if (cause instanceof TimeoutException || cause instanceof SocketTimeoutException) {
-            return DeliveryResult.unanswered("no response within " + out.readTimeout().toSeconds() + " s");
+            boolean whole = String.valueOf(cause.getMessage()).startsWith("Total timeout");
+            return DeliveryResult.unanswered("no response within " + seconds(whole ? total : out.readTimeout())
+                    + (whole ? " (the request's deadline)" : ""));
+        }
+        if (cause instanceof CancellationException) {
+            return DeliveryResult.unanswered("cancelled: " + cause.getMessage());
         }
         if (cause instanceof ConnectException) {
-            return DeliveryResult.retry(null, "connect failed: " + cause);
+            return DeliveryResult.retry(null, Redaction.reason("connect failed: " + cause));
         }
         if (cause instanceof UnknownHostException) {
-            return DeliveryResult.retry(null, "host does not resolve: " + cause.getMessage());
+            return DeliveryResult.retry(null, Redaction.reason("host does not resolve: " + cause.getMessage()));
         }
-        return DeliveryResult.unanswered("I/O error: " + cause);
+        // Jetty's texts can hold the request line or URL, whose path is the credential of a chat webhook
+        return DeliveryResult.unanswered(Redaction.reason("I/O error: " + cause));
     }
 
-    private HttpClient client(Duration connectTimeout) {
-        HttpClient client = clients.get(connectTimeout);
-        if (client != null) {
-            return client;
+    /** The one client, started on first use. */
+    private HttpClient client() {
+        HttpClient started = client;
+        if (started != null) {
+            return started;
         }
-        if (closed) {
-            throw new IllegalStateException("the HTTP sender is closed");
-        }
-        synchronized (clients) {
-            client = clients.get(connectTimeout);
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("the HTTP sender is closed");
+            }
             if (client == null) {
-                if (clients.size() >= settings.maxClients()) {
-                    clients.values().forEach(HttpSender::stop);
-                    clients.clear();
-                }
-                client = newClient(connectTimeout);
-                clients.put(connectTimeout, client);
+                client = newClient();
             }
             return client;
         }
     }
 
-    private HttpClient newClient(Duration connectTimeout) {
+    private HttpClient newClient() {
         ClientConnector connector = new ClientConnector();
         connector.setSslContextFactory(new SslContextFactory.Client());
-        QueuedThreadPool threads = new QueuedThreadPool(32, 2);
-        threads.setName("http-sender-" + connectTimeout.toMillis() + "ms");
+        QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
+        threads.setName("http-sender");
         threads.setDaemon(true);
         connector.setExecutor(threads);
         HttpClient client = new HttpClient(new org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP(
                 connector));
         client.setExecutor(threads);
-        client.setConnectTimeout(connectTimeout.toMillis());
+        // the socket connect's own bound; each request's connect timeout is enforced per request (sendAsync)
+        client.setConnectTimeout(settings.maxRequestTime().toMillis());
         client.setMaxConnectionsPerDestination(maxConnectionsPerHost);
         client.setMaxRequestsQueuedPerDestination(maxConnectionsPerHost * 16);
         client.setFollowRedirects(false);
@@ -301,21 +338,19 @@ public final class HttpSender implements AutoCloseable {
         };
     }
 
-    private static void stop(HttpClient client) {
-        try {
-            client.stop();
-        } catch (Exception e) {
-            // stopping a client frees its threads; nothing to retry
-        }
-    }
-
-    /** Stops every client; idempotent. */
+    /** Stops the client (its exchanges end); idempotent. */
     @Override
     public void close() {
-        closed = true;
-        synchronized (clients) {
-            clients.values().forEach(HttpSender::stop);
-            clients.clear();
+        synchronized (lock) {
+            closed = true;
+            if (client != null) {
+                try {
+                    client.stop();
+                } catch (Exception e) {
+                    // stopping the client frees its threads; nothing to retry
+                }
+                client = null;
+            }
         }
     }
 }

@@ -11,20 +11,24 @@ import java.util.Objects;
  * @param maxRequestBytes        largest request body sent (default 1 MiB); larger is a PERMANENT failure
  * @param maxResponseBytes       most of a response body read for the failure reason (default 8 KiB)
  * @param maxRetryAfter          cap on a receiver's {@code Retry-After} (default 1 h)
- * @param maxClients             distinct connect timeouts that get their own HttpClient (default 16)
+ * @param maxRequestTime         longest one request may take, connect included ({@code delivery.maxRequestTime},
+ *                               default 30 s): a destination's {@code timeout + readTimeout} above it is refused at
+ *                               save time, and a stored one is cut to it when sent; it stays below the runtime's
+ *                               processing timeout
  * @param proxy                  {@code host:port} of the HTTP proxy every destination request goes through, or null
  *                               (default): no proxy at all — the JVM-wide proxy properties are never used
  */
 public record HttpSettings(boolean allowPrivateAddresses, int maxRequestBytes, int maxResponseBytes,
-                           Duration maxRetryAfter, int maxClients, String proxy) {
+                           Duration maxRetryAfter, Duration maxRequestTime, String proxy) {
 
     /** Production defaults. */
-    public static final HttpSettings DEFAULTS = new HttpSettings(false, 1 << 20, 8 << 10, Duration.ofHours(1), 16);
+    public static final HttpSettings DEFAULTS = new HttpSettings(false, 1 << 20, 8 << 10, Duration.ofHours(1),
+            Duration.ofSeconds(30));
 
     /** Without a proxy. */
     public HttpSettings(boolean allowPrivateAddresses, int maxRequestBytes, int maxResponseBytes,
-                        Duration maxRetryAfter, int maxClients) {
-        this(allowPrivateAddresses, maxRequestBytes, maxResponseBytes, maxRetryAfter, maxClients, null);
+                        Duration maxRetryAfter, Duration maxRequestTime) {
+        this(allowPrivateAddresses, maxRequestBytes, maxResponseBytes, maxRetryAfter, maxRequestTime, null);
     }
 
     public HttpSettings {
@@ -38,8 +42,10 @@ public record HttpSettings(boolean allowPrivateAddresses, int maxRequestBytes, i
         if (maxRetryAfter.isNegative()) {
             throw new IllegalArgumentException("http.maxRetryAfter must be >= 0, was " + maxRetryAfter);
         }
-        if (maxClients < 1) {
-            throw new IllegalArgumentException("http.maxClients must be >= 1, was " + maxClients);
+        Objects.requireNonNull(maxRequestTime, "delivery.maxRequestTime is required");
+        if (maxRequestTime.compareTo(Duration.ofSeconds(2)) < 0) {
+            throw new IllegalArgumentException("delivery.maxRequestTime must be >= PT2S (a destination's timeout and "
+                    + "readTimeout are whole seconds, at least 1 each), was " + maxRequestTime);
         }
         if (proxy != null && proxy.isBlank()) {
             proxy = null;
@@ -56,7 +62,7 @@ public record HttpSettings(boolean allowPrivateAddresses, int maxRequestBytes, i
 
     /** These settings with requests going through the proxy {@code host:port} (null: none). */
     public HttpSettings withProxy(String hostPort) {
-        return new HttpSettings(allowPrivateAddresses, maxRequestBytes, maxResponseBytes, maxRetryAfter, maxClients,
+        return new HttpSettings(allowPrivateAddresses, maxRequestBytes, maxResponseBytes, maxRetryAfter, maxRequestTime,
                 hostPort);
     }
 
@@ -74,8 +80,13 @@ public record HttpSettings(boolean allowPrivateAddresses, int maxRequestBytes, i
         }
     }
 
+    /** These settings with {@code maxRequestTime} as the longest request. */
+    public HttpSettings withMaxRequestTime(Duration value) {
+        return new HttpSettings(allowPrivateAddresses, maxRequestBytes, maxResponseBytes, maxRetryAfter, value, proxy);
+    }
+
     /** These settings with private addresses allowed (tests with local receivers). */
     public HttpSettings allowingPrivateAddresses() {
-        return new HttpSettings(true, maxRequestBytes, maxResponseBytes, maxRetryAfter, maxClients, proxy);
+        return new HttpSettings(true, maxRequestBytes, maxResponseBytes, maxRetryAfter, maxRequestTime, proxy);
     }
 }

@@ -8,7 +8,9 @@ import io.changestream.topics.SecretSettings;
 import io.changestream.topics.model.SubscriptionType;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -25,8 +27,9 @@ import java.util.Set;
  *       ({@code hooks.slack.com}, {@code *.webhook.office.com}, {@code chat.googleapis.com}, {@code discord.com})
  *       — e.g. {@code https://hooks.slack.com/********}.</li>
  * </ul>
- * A value sent back equal to the masked form of the stored one keeps the stored value ({@link #unmask}). Stateless;
- * any thread.
+ * A value sent back equal to the masked form of the stored one keeps the stored value ({@link #unmask}), unless the
+ * destination's type or endpoint changes with it ({@link #unmaskForUpdate}: then the secret must be sent again).
+ * Stateless; any thread.
  */
 public final class Secrets {
 
@@ -36,6 +39,9 @@ public final class Secrets {
     private static final Set<String> MORE_SECRET_FIELDS = Set.of("apikey", "api_key", "x-api-key", "authorization",
             "cookie", "privatekey", "private_key");
     private static final Set<String> ALL_VALUES_SECRET = Set.of("headers", "queryparams");
+    /** Config fields that say where a destination sends ({@link #unmaskForUpdate}). */
+    private static final List<String> TARGET_FIELDS = List.of("endpoint", "batchEndpoint", "url", "transport",
+            "topic");
     private static final Set<SubscriptionType> URL_IS_THE_SECRET = Set.of(SubscriptionType.SLACK,
             SubscriptionType.MS_TEAMS, SubscriptionType.G_CHAT);
 
@@ -169,11 +175,97 @@ public final class Secrets {
             return incoming;
         }
         JsonNode copy = incoming.deepCopy();
-        restore(copy, stored, masked(type, stored));
+        restore(copy, stored, masked(type, stored), "config", new ArrayList<>());
         return copy;
     }
 
-    private static void restore(JsonNode incoming, JsonNode stored, JsonNode maskedStored) {
+    /**
+     * {@link #unmask} for a PUT of a stored destination: when its type or where it sends (a top-level
+     * {@code endpoint}, {@code batchEndpoint}, {@code url}, {@code transport} or {@code topic} of the config, compared
+     * after unmasking) changes, a masked value sent back is refused — the stored secret would go to the new target.
+     * Unchanged target: as {@link #unmask}.
+     *
+     * @param type       the type the request gives the destination
+     * @param storedType the stored destination's type (its masked form is what a GET showed)
+     * @throws DestinationConfigException naming the first masked value ({@code config.headers.X-Api-Key})
+     */
+    public static JsonNode unmaskForUpdate(SubscriptionType type, JsonNode incoming, SubscriptionType storedType,
+                                           JsonNode stored) {
+        if (incoming == null || stored == null) {
+            return incoming;
+        }
+        JsonNode copy = incoming.deepCopy();
+        List<String> echoed = new ArrayList<>();
+        restore(copy, stored, masked(storedType, stored), "config", echoed);
+        if (!echoed.isEmpty()) {
+            String changed = type != storedType ? "type" : changedTarget(copy, stored);
+            if (changed != null) {
+                throw new DestinationConfigException(echoed.get(0), "is the masked value " + MASK + " but the "
+                        + "destination's " + changed + " changed: send the secret again (a stored secret is never "
+                        + "sent to a new target)");
+            }
+        }
+        return copy;
+    }
+
+    /**
+     * The path ({@code config.headers.X-Api-Key}) of the first text value that still holds {@value #MASK} — a
+     * masked value copied from a response that no stored secret stands behind (a new destination, a copied
+     * subscription) — or null. Storing it would make {@value #MASK} the secret.
+     */
+    public static String firstMasked(JsonNode config) {
+        return firstMasked(config, "config");
+    }
+
+    private static String firstMasked(JsonNode node, String path) {
+        if (node == null) {
+            return null;
+        }
+        if (node.isTextual()) {
+            return node.asText().contains(MASK) ? path : null;
+        }
+        Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            String found = firstMasked(field.getValue(), path + "." + field.getKey());
+            if (found != null) {
+                return found;
+            }
+        }
+        for (int i = 0; node.isArray() && i < node.size(); i++) {
+            String found = firstMasked(node.get(i), path + "[" + i + "]");
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first field saying where a destination sends ({@code endpoint}, {@code batchEndpoint}, {@code url},
+     * {@code transport}, {@code topic}) whose value differs between two configs, as {@code config.endpoint}; null
+     * when both send to the same place. Compare unmasked configs.
+     */
+    public static String changedTarget(JsonNode incoming, JsonNode stored) {
+        if (incoming == null || stored == null) {
+            return incoming == stored ? null : "config";
+        }
+        for (String field : TARGET_FIELDS) {
+            if (!text(incoming, field).equals(text(stored, field))) {
+                return "config." + field;
+            }
+        }
+        return null;
+    }
+
+    private static String text(JsonNode config, String field) {
+        JsonNode value = config.get(field);
+        return value == null || value.isNull() ? "" : value.isValueNode() ? value.asText().strip() : value.toString();
+    }
+
+    /** Restores masked values in place; each restored value's path ({@code prefix.a.b[0]}) goes to {@code echoed}. */
+    private static void restore(JsonNode incoming, JsonNode stored, JsonNode maskedStored, String prefix,
+                                List<String> echoed) {
         if (incoming instanceof ObjectNode object && stored.isObject()) {
             Iterator<Map.Entry<String, JsonNode>> fields = object.fields();
             while (fields.hasNext()) {
@@ -183,19 +275,23 @@ public final class Secrets {
                 if (old == null || oldMasked == null) {
                     continue;
                 }
+                String path = prefix + "." + field.getKey();
                 if (restored(field.getValue(), old, oldMasked)) {
                     field.setValue(old.deepCopy());
+                    echoed.add(path);
                 } else {
-                    restore(field.getValue(), old, oldMasked);
+                    restore(field.getValue(), old, oldMasked, path, echoed);
                 }
             }
         } else if (incoming.isArray() && stored.isArray()) {
             ArrayNode array = (ArrayNode) incoming;
             for (int i = 0; i < incoming.size() && i < stored.size(); i++) {
+                String path = prefix + "[" + i + "]";
                 if (restored(incoming.get(i), stored.get(i), maskedStored.get(i))) {
                     array.set(i, stored.get(i).deepCopy());
+                    echoed.add(path);
                 } else {
-                    restore(incoming.get(i), stored.get(i), maskedStored.get(i));
+                    restore(incoming.get(i), stored.get(i), maskedStored.get(i), path, echoed);
                 }
             }
         }

@@ -60,6 +60,37 @@ public final class SubscriptionFilter {
                 && (actions == null || actions.test(event));
     }
 
+    /**
+     * The size of what evaluating this filter runs, the unit of {@code quota.filterProgram}: one per operator, call
+     * and argument of the complete rules and actions, plus the compiled RE2/J program of every
+     * {@code matchAnyEntityFqn} pattern (each already bounded by {@code filter.maxPatternProgram}).
+     */
+    public long programSize() {
+        return size(rules == null ? null : rules.expression()) + size(actions == null ? null : actions.expression());
+    }
+
+    private static long size(Expression e) {
+        if (e instanceof Expression.Not n) {
+            return 1 + size(n.operand());
+        }
+        if (e instanceof Expression.And a) {
+            return 1 + size(a.left()) + size(a.right());
+        }
+        if (e instanceof Expression.Or o) {
+            return 1 + size(o.left()) + size(o.right());
+        }
+        if (e instanceof Expression.Call c) {
+            long out = 1 + c.values().size();
+            if (c.function() == FilterFunction.MATCH_ANY_ENTITY_FQN) {
+                for (String pattern : c.values()) {
+                    out += PatternCache.get(pattern).programSize();
+                }
+            }
+            return out;
+        }
+        return e == null ? 0 : 1; // a literal
+    }
+
     /** The complete rules condition, or null when there are no rules. */
     public FilterCondition rules() {
         return rules;

@@ -1,6 +1,9 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.alerts.delivery.DeadLetterWriter;
+import io.changestream.alerts.delivery.DestinationGroup;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.delivery.DeliveryDecision;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
@@ -15,7 +18,7 @@ import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.Outcome;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RetriableException;
-import io.changestream.alerts.subscription.ActiveSubscription;
+import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
@@ -88,12 +91,11 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     public static final String UNKNOWN_OUTCOME = "outcome unknown after crash: attempted before, never settled; "
             + "not sent again (at-most-once destination)";
     /** The DLQ reason prefix of an at-most-once request that got no answer (it may have arrived). */
-    public static final String UNANSWERED = "outcome unknown: sent, no answer; not sent again (at-most-once "
-            + "destination): ";
+    public static final String UNANSWERED = DeliveryDecision.UNANSWERED;
     /** The destination config field choosing the guarantee: {@value #AT_MOST_ONCE} or {@code atLeastOnce}. */
-    public static final String DELIVERY_FIELD = "delivery";
+    public static final String DELIVERY_FIELD = DestinationGroup.DELIVERY_FIELD;
     /** The value of {@value #DELIVERY_FIELD} for at-most-once. */
-    public static final String AT_MOST_ONCE = "atMostOnce";
+    public static final String AT_MOST_ONCE = DestinationGroup.AT_MOST_ONCE;
     /** MDC key of the record being processed, as the runtime names it: {@code topic-partition@offset}. */
     static final String RECORD_MDC = "record";
     /** The subscription id of dead letters of malformed source records (they belong to no subscription). */
@@ -199,7 +201,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
             EventProgress.Pair known = progress.pairs.get(sub.id());
-            if (known != null && known.settled) {
+            if (known != null && known.settled()) {
                 continue;
             }
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
@@ -213,7 +215,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                         progress.pairs.put(sub.id(), pair);
                         return pair;
                     });
-            pairs.add(started.thenCompose(pair -> pair.settled ? CompletableFuture.completedFuture(null)
+            pairs.add(started.thenCompose(pair -> pair.settled() ? CompletableFuture.completedFuture(null)
                     : deliverPair(new PairAttempt(tp, event, notice, sub, groups, pair, progress.trace, call, retry,
                     log))));
         }
@@ -319,9 +321,9 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     }
 
     /**
-     * What one group's result means for its pair: delivered → done (its progress recorded in the ledger while
-     * other groups of the pair are not done); permanent → DLQ (SUBSCRIBER); retry → DLQ when the subscription's
-     * retries are exhausted (a throttled attempt never counts), else the event asks to be retried.
+     * What one group's result means for its pair, as {@link DeliveryDecision} decides: done (its progress recorded in
+     * the ledger while other groups of the pair are not done), dead-lettered (SUBSCRIBER), the destination suspended
+     * and the group parked, parked on the retry path, or retried with the event.
      */
     private CompletableFuture<Void> onGroupResult(PairAttempt at, DestinationGroup group, DeliveryRequest request,
                                                   DeliveryResult result) {
@@ -331,8 +333,13 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             at.log().run(() -> LOG.debug("{} of subscription {} to {}: {}", at.notice().eventId(), sub.id(),
                     group.key(), result.outcome()));
         }
-        switch (result.outcome()) {
-            case DELIVERED -> {
+        long now = clock.millis();
+        Duration waited = Duration.ofMillis(pair.firstFailedAt == 0 ? 0 : now - pair.firstFailedAt);
+        DeliveryDecision decision = DeliveryDecision.of(result, new DeliveryDecision.Facts(atMostOnce(group),
+                pair.attempts, sub.retries(), waited, longRetries.inlineBudget(), longRetries.exists(),
+                settings.backoffAfter(at.event().attempt())));
+        switch (decision.action()) {
+            case DONE -> {
                 pair.done.add(group.key());
                 group.memberIds().forEach(id -> observer.delivered(sub.id(), id));
                 if (result.isSkipped()) { // settled without sending: /status counts it as skipped (issue 23)
@@ -346,46 +353,50 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 }
                 return CompletableFuture.completedFuture(null);
             }
-            case PERMANENT -> {
-                if (!longRetries.suspends(result)) {
-                    return deadLetter(pair, group, sub, at.notice(), result.reason(), false);
+            case DEAD_LETTER -> {
+                if (decision.reason().startsWith(UNANSWERED)) {
+                    unknownOutcome.increment(); // the request may have arrived: sending it again could be twice
                 }
+                return deadLetter(pair, group, sub, at.notice(), decision.reason(), decision.exhausted());
+            }
+            case SUSPEND -> {
                 // 410 Gone suspends the destination: the pair is parked in the retry path, not dead-lettered
                 return handOff(at, group, request, pair.attempts, Duration.ZERO, result.reason(), true)
                         .thenCompose(took -> took ? CompletableFuture.<Void>completedFuture(null)
                                 : deadLetter(pair, group, sub, at.notice(), result.reason(), false));
             }
-            case RETRY -> {
-                if (result.unanswered() && atMostOnce(group)) {
-                    // the request may have arrived: sending it again could deliver it twice
-                    unknownOutcome.increment();
-                    return deadLetter(pair, group, sub, at.notice(), UNANSWERED + result.reason(), false);
+            case PARK -> {
+                // shed by the bulkhead (decision 2101) or past the inline budget: it leaves the commit path and the
+                // offset commits on; an at-most-once group too when it was refused or never sent
+                if (pair.firstFailedAt == 0 && !result.shed()) {
+                    pair.firstFailedAt = now; // the inline budget counts from the first failure
                 }
-                if (!result.throttled() && pair.attempts > sub.retries()) {
-                    return deadLetter(pair, group, sub, at.notice(), "retries exhausted (" + sub.retries() + "): "
-                            + result.reason(), true);
-                }
-                Duration wait = result.retryAfter() != null ? result.retryAfter()
-                        : settings.backoffAfter(at.event().attempt());
-                if (pair.firstFailedAt == 0) {
-                    pair.firstFailedAt = clock.millis();
-                }
-                CompletableFuture<Boolean> handedOff = longRetries.exceedsBudget(
-                        Duration.ofMillis(clock.millis() - pair.firstFailedAt), wait) && !atMostOnce(group)
-                        // past the inline budget: the retry path takes it and the offset commits on
-                        ? handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), wait,
-                                result.reason(), false)
-                        : CompletableFuture.completedFuture(false);
-                return handedOff.thenAccept(took -> {
-                    if (!took) {
-                        group.memberIds().forEach(id -> observer.failed(sub.id(), id, result.reason(),
-                                clock.instant().plus(wait)));
-                        at.retry().ask(result.retryAfter(), result.reason());
-                    }
-                });
+                return handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), decision.delay(),
+                        result.reason(), false).thenAccept(took -> {
+                            if (!took) {
+                                retryInline(at, group, result, decision);
+                            }
+                        });
             }
-            default -> throw new IllegalStateException("unknown outcome " + result.outcome());
+            case RETRY_INLINE -> {
+                if (pair.firstFailedAt == 0 && !result.shed()) {
+                    pair.firstFailedAt = now; // the inline budget counts from the first failure
+                }
+                retryInline(at, group, result, decision);
+                return CompletableFuture.completedFuture(null);
+            }
+            default -> throw new IllegalStateException("unknown action " + decision.action());
         }
+    }
+
+    /** The group is retried with the event: its status says when, the runtime waits the longest wait asked. */
+    private void retryInline(PairAttempt at, DestinationGroup group, DeliveryResult result,
+                             DeliveryDecision decision) {
+        if (!result.shed()) {
+            group.memberIds().forEach(id -> observer.failed(at.sub().id(), id, result.reason(),
+                    clock.instant().plus(decision.delay())));
+        }
+        at.retry().ask(result.retryAfter() != null || result.shed() ? decision.delay() : null, result.reason());
     }
 
     /** What the pairs of one attempt ask of the runtime: the longest receiver's wait and the last reason. */
@@ -428,7 +439,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 return deadLetterFilterFailure(notice, active, verdict.error()).thenApply(v -> {
                     // the DLQ has it; the ledger record follows in settle(), retried without writing the DLQ again
                     groups.forEach(g -> pair.done.add(g.key()));
-                    pair.deadLettered = true;
+                    pair.ended(Settlement.DEAD_LETTERED);
                     return pair;
                 });
             }
@@ -452,7 +463,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
      */
     private CompletableFuture<Boolean> collected(PairAttempt at) {
         EventProgress.Pair pair = at.pair();
-        if (digests == null || at.notice().isRunStatus() || pair.deadLettered
+        if (digests == null || at.notice().isRunStatus() || pair.settlement() == Settlement.DEAD_LETTERED
                 || digests.policyOf(at.sub()).isEmpty()) {
             return CompletableFuture.completedFuture(false);
         }
@@ -461,16 +472,16 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<Boolean> appended = pair.collected ? CompletableFuture.completedFuture(true)
+        CompletableFuture<Boolean> appended = pair.state() == PairState.COLLECTED ? CompletableFuture.completedFuture(true)
                 : digests.collectAsync(at.tp(), at.event().offset(), at.sub(), at.notice().change());
         return appended.thenCompose(collected -> {
             if (!collected) {
                 return CompletableFuture.completedFuture(false);
             }
-            pair.collected = true; // a retry after a ledger timeout settles without collecting again
+            pair.moveTo(PairState.COLLECTED); // a retry after a ledger timeout settles without collecting again
             return ledger.recordAsync(at.tp(), at.event().offset(), at.sub().id(), at.notice().eventId(),
                     DigestCollector.COLLECTED, 1).thenApply(v -> {
-                        pair.settled = true;
+                        pair.moveTo(PairState.SETTLED);
                         return true;
                     });
         });
@@ -522,7 +533,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 FailureSource.SUBSCRIBER, retriesLeft, pair.attempts, clock.millis(), group.memberIds().get(0)))
                 .thenRun(() -> {
                     pair.done.add(group.key());
-                    pair.deadLettered = true;
+                    pair.ended(Settlement.DEAD_LETTERED);
                     group.memberIds().forEach(id -> observer.deadLettered(sub.id(), id, reason, exhausted));
                 });
     }
@@ -537,7 +548,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 .thenApply(took -> {
                     if (took) {
                         pair.done.add(group.key());
-                        pair.handedOff = true;
+                        pair.ended(Settlement.HANDED_OFF);
                     }
                     return took;
                 });
@@ -545,14 +556,13 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
 
     private CompletableFuture<Void> settle(TopicPartition tp, Event<String, String> event, Notice notice,
                                            String subscriptionId, EventProgress.Pair pair) {
-        return ledger.recordAsync(tp, event.offset(), subscriptionId, notice.eventId(), pair.deadLettered
-                        ? DeliveryRecord.DEAD_LETTERED : pair.handedOff ? LongRetries.HANDED_OFF
-                        : DeliveryRecord.DELIVERED, pair.attempts)
+        Settlement end = pair.settlement();
+        return ledger.recordAsync(tp, event.offset(), subscriptionId, notice.eventId(), end.status, pair.attempts)
                 .thenRun(() -> {
-                    pair.settled = true;
-                    if (pair.deadLettered) {
+                    pair.moveTo(PairState.SETTLED);
+                    if (end == Settlement.DEAD_LETTERED) {
                         summary.deadLettered(subscriptionId);
-                    } else if (!pair.handedOff) {
+                    } else if (end == Settlement.DELIVERED) {
                         summary.delivered(subscriptionId, notice.eventId());
                     }
                 });
@@ -580,19 +590,19 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             org.slf4j.MDC.put("subscriptionId", sub.id());
             EventProgress.Pair known = progress.pairs.get(sub.id());
             List<DestinationGroup> groups = DestinationGroup.of(sub, notice.isRunStatus());
-            if ((known != null && known.settled) || groups.isEmpty()) {
+            if ((known != null && known.settled()) || groups.isEmpty()) {
                 continue;
             }
             CompletableFuture<EventProgress.Pair> started = known != null ? CompletableFuture.completedFuture(known)
                     : start(tp, notice, active, groups, isReplay(event)).thenApply(pair -> {
                         progress.pairs.put(sub.id(), pair);
-                        if (!pair.settled) {
+                        if (!pair.settled()) {
                             pair.attempts = failure.attempts();
                         }
                         return pair;
                     });
             pairs.add(started.thenCompose(pair -> {
-                if (pair.settled) {
+                if (pair.settled()) {
                     return CompletableFuture.completedFuture(null);
                 }
                 List<CompletableFuture<Void>> letters = new ArrayList<>();
@@ -698,27 +708,93 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         /** The W3C trace of the event, the same on every attempt. */
         volatile TraceContext trace;
 
-        /** One (subscription, event) pair: attempts so far and the destination groups done with. */
+        /** One (subscription, event) pair: attempts so far, the destination groups done with, where it stands. */
         static final class Pair {
-            static final Pair SETTLED = settled();
+            static final Pair SETTLED = alreadySettled();
             final Set<String> done = ConcurrentHashMap.newKeySet();
             /** At-most-once groups this instance wrote an ATTEMPTING record for. */
             final Set<String> attempted = ConcurrentHashMap.newKeySet();
             volatile int attempts;
             /** Epoch ms of the first inline failure (0: none yet): the inline budget counts from here. */
             volatile long firstFailedAt;
-            /** Some group went to the retry path; the pair settles as {@link LongRetries#HANDED_OFF}. */
-            volatile boolean handedOff;
-            volatile boolean deadLettered;
-            volatile boolean settled;
-            /** Handed to its digest (issue 13); settled once the ledger acked. */
-            volatile boolean collected;
+            private volatile PairState state = PairState.OPEN;
+            private volatile Settlement settlement = Settlement.DELIVERED;
 
-            private static Pair settled() {
+            private static Pair alreadySettled() {
                 Pair p = new Pair();
-                p.settled = true;
+                p.state = PairState.SETTLED;
                 return p;
             }
+
+            /** Where it stands. */
+            PairState state() {
+                return state;
+            }
+
+            boolean settled() {
+                return state == PairState.SETTLED;
+            }
+
+            /** Moves to {@code next}; refuses going back ({@link PairState#predecessors()}). */
+            synchronized void moveTo(PairState next) {
+                if (state == next) {
+                    return;
+                }
+                if (!next.predecessors().contains(state)) {
+                    throw new IllegalStateException("pair cannot move from " + state + " to " + next);
+                }
+                state = next;
+            }
+
+            /** How it will settle in the ledger so far. */
+            Settlement settlement() {
+                return settlement;
+            }
+
+            /** A group ended this way: the pair settles as the worst of its groups' ends. */
+            synchronized void ended(Settlement end) {
+                if (end.rank > settlement.rank) {
+                    settlement = end;
+                }
+            }
+        }
+    }
+
+    /** Where a pair stands on this instance; a pair only moves forward. */
+    enum PairState {
+        /** Its destination groups are being delivered, or wait to be tried again. */
+        OPEN,
+        /** Appended to its digest (issue 13); it settles once the ledger acks. */
+        COLLECTED,
+        /** Its ledger record is acked (delivered, handed off, dead-lettered or collected): nothing more to do. */
+        SETTLED;
+
+        /** The states it may be entered from. */
+        Set<PairState> predecessors() {
+            return switch (this) {
+                case OPEN -> Set.of();
+                case COLLECTED -> Set.of(OPEN);
+                case SETTLED -> Set.of(OPEN, COLLECTED);
+            };
+        }
+    }
+
+    /** How a pair is recorded in the ledger: the worst of its destination groups' ends. */
+    enum Settlement {
+        /** Every group delivered. */
+        DELIVERED(0, DeliveryRecord.DELIVERED),
+        /** Some group went to the retry path ({@link LongRetries#HANDED_OFF}). */
+        HANDED_OFF(1, LongRetries.HANDED_OFF),
+        /** Some group was dead-lettered. */
+        DEAD_LETTERED(2, DeliveryRecord.DEAD_LETTERED);
+
+        private final int rank;
+        /** The ledger status. */
+        final String status;
+
+        Settlement(int rank, String status) {
+            this.rank = rank;
+            this.status = status;
         }
     }
 }

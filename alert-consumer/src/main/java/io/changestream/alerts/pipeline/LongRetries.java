@@ -2,6 +2,7 @@ package io.changestream.alerts.pipeline;
 
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.destination.Redaction;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -32,6 +33,11 @@ public interface LongRetries {
         }
 
         @Override
+        public boolean exists() {
+            return false;
+        }
+
+        @Override
         public boolean suspends(DeliveryResult result) {
             return false;
         }
@@ -52,6 +58,16 @@ public interface LongRetries {
     /** Whether a retry that already waited {@code waitedInline} since its first failure and must now wait
      * {@code nextWait} more is past the inline budget. */
     boolean exceedsBudget(Duration waitedInline, Duration nextWait);
+
+    /** Longest a pair waits on the commit path from its first failure ({@code retry.inlineBudget}). */
+    default Duration inlineBudget() {
+        return Duration.ofDays(36_500);
+    }
+
+    /** Whether there is a retry path to park pairs on (false: every retry stays inline). */
+    default boolean exists() {
+        return true;
+    }
 
     /** Whether a result suspends its destination ({@code 410 Gone}): the pair is parked, not dead-lettered. */
     boolean suspends(DeliveryResult result);
@@ -86,7 +102,7 @@ public interface LongRetries {
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(sourceValue, "sourceValue");
             Objects.requireNonNull(delay, "delay");
-            Objects.requireNonNull(reason, "reason");
+            reason = Redaction.reason(Objects.requireNonNull(reason, "reason")); // it reaches alert-retry and logs
         }
     }
 }

@@ -119,9 +119,13 @@ public final class RetryPath implements LongRetries {
     }
 
     @Override
+    public Duration inlineBudget() {
+        return settings.inlineBudget();
+    }
+
+    @Override
     public boolean suspends(DeliveryResult result) {
-        return result.outcome() == DeliveryResult.Outcome.PERMANENT && result.reason() != null
-                && result.reason().startsWith("HTTP 410");
+        return io.changestream.alerts.delivery.DeliveryDecision.suspends(result);
     }
 
     @Override

@@ -2,11 +2,11 @@ package io.changestream.alerts.retry;
 
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.ledger.DeliveryLedger;
-import io.changestream.alerts.pipeline.DeadLetterWriter;
+import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.pipeline.PipelineSettings;
-import io.changestream.alerts.pipeline.DestinationGroup;
+import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.pipeline.LongRetries;
-import io.changestream.alerts.subscription.ActiveSubscription;
+import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.alerts.subscription.DeliveryStatuses;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.RuntimeConfig;

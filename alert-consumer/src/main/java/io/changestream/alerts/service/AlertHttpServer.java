@@ -3,6 +3,7 @@ package io.changestream.alerts.service;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.RuntimeStatus;
@@ -127,7 +128,7 @@ final class AlertHttpServer implements AutoCloseable {
         for (RuntimeStatus.ParkedKey k : status.parkedKeys()) {
             parked.addObject().put("lane", k.lane()).put("key", k.key()).put("topic", k.topic())
                     .put("partition", k.partition()).put("offset", k.offset()).put("attempt", k.attempt())
-                    .put("notBefore", k.notBefore().toString()).put("reason", k.reason())
+                    .put("notBefore", k.notBefore().toString()).put("reason", Redaction.reason(k.reason()))
                     .put("waitingBehind", k.waitingBehind());
         }
         if (service.retry() != null) { // the retry path (decision 1120)
@@ -136,7 +137,7 @@ final class AlertHttpServer implements AutoCloseable {
                     .put("queuedEvents", retry.queuedEvents()).put("parkedKeyCount", retry.parkedKeyCount());
             ArrayNode keys = r.putArray("parkedKeys");
             retry.parkedKeys().forEach(k -> keys.addObject().put("key", k.key()).put("partition", k.partition())
-                    .put("offset", k.offset()).put("notBefore", k.notBefore().toString()).put("reason", k.reason())
+                    .put("offset", k.offset()).put("notBefore", k.notBefore().toString()).put("reason", Redaction.reason(k.reason()))
                     .put("waitingBehind", k.waitingBehind()));
         }
         ArrayNode windows = out.putArray("ledgerWindows");

@@ -4,8 +4,9 @@ import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.alerts.digest.DigestFlusher;
 import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.pipeline.AlertProcessor;
-import io.changestream.alerts.pipeline.DeadLetterWriter;
+import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
@@ -101,12 +102,14 @@ public final class AlertService implements AutoCloseable {
         // the ledger's own batching producer: every settled pair is one record, acked asynchronously (decision 1110)
         Map<String, Object> ledgerProps = new HashMap<>(producerProps);
         ledgerProps.put(ProducerConfig.LINGER_MS_CONFIG, (int) config.ledgerLinger().toMillis());
-        KafkaProducer<String, String> ledgerProducer = new KafkaProducer<>(ledgerProps, new StringSerializer(),
-                new StringSerializer());
+        // issue 21: each producer reports a send failed before its caller's ack wait ends, so a write reported
+        // failed (and retried) is not written later by the producer's own retries
+        KafkaProducer<String, String> ledgerProducer = new KafkaProducer<>(ProducerAcks.boundedBy(ledgerProps,
+                config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new StringSerializer());
         parts.push(() -> ledgerProducer.close(config.runtime().closeTimeout()));
         producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-dlq");
-        KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps, new StringSerializer(),
-                new StringSerializer());
+        KafkaProducer<String, String> producer = new KafkaProducer<>(ProducerAcks.boundedBy(producerProps,
+                config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new StringSerializer());
         parts.push(() -> producer.close(config.runtime().closeTimeout()));
         DestinationRegistry destinations = new DestinationRegistry(config.destinations(), config.delivery(), clock,
                 meters, producer);
@@ -122,8 +125,8 @@ public final class AlertService implements AutoCloseable {
                 summary.forget(change.id());
             }
         });
-        SubscriptionService subscriptions = new SubscriptionService(
-                new SubscriptionFactory(destinations, config.filter(), clock), store);
+        SubscriptionService subscriptions = new SubscriptionService(new SubscriptionFactory(destinations,
+                config.filter(), config.admin().quotas(), clock), store, config.admin().quotas());
         // records a caller waits for (retry path, digest flushes) go out on the linger-0 producer at once
         ledger = new DeliveryLedger(config.ledger(), ledgerProducer, producer, config.kafka(), meters, clock);
         parts.push(ledger);
@@ -196,12 +199,12 @@ public final class AlertService implements AutoCloseable {
     }
 
     /**
-     * Live: false once a part that must run could not be restarted (the subscriptions reader, a consumer thread of
-     * the runtime) or the runtime failed.
+     * Live: false once a part that must run could not be restarted (the subscriptions reader, the {@code /status}
+     * view's reader, a consumer thread of the runtime) or the runtime failed.
      */
     public boolean live() {
         return (store == null || store.alive()) && (runtime == null || runtime.live())
-                && (flusher == null || flusher.alive());
+                && (flusher == null || flusher.alive()) && (status == null || status.alive());
     }
 
     /** Why not live, for {@code /health/live}. */
@@ -211,6 +214,9 @@ public final class AlertService implements AutoCloseable {
         }
         if (flusher != null && !flusher.alive()) {
             return "digest flusher stopped";
+        }
+        if (status != null && !status.alive()) {
+            return status.health();
         }
         return store == null ? "starting" : String.valueOf(store.health());
     }

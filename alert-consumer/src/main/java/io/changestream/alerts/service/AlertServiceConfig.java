@@ -14,11 +14,13 @@ import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
+import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.status.StatusSettings;
 import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.retry.RetrySettings;
 import io.changestream.runtime.RuntimeConfig;
 import io.changestream.alerts.subscription.AdminApiSettings;
+import io.changestream.alerts.subscription.SubscriptionQuotas;
 import io.changestream.alerts.subscription.SubscriptionStoreSettings;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.SubscriptionType;
@@ -62,6 +64,7 @@ import java.util.function.Function;
  *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
  *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [5 ms]</li>
  *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [1000],
+ *       {@code delivery.maxQueueWait} [10 s], {@code delivery.stallTimeout} [0.5 s], {@code delivery.maxRequestTime} [30 s],
  *       {@code delivery.maxConnectionsPerHost} [64], {@code delivery.blockingThreads} [16]</li>
  *   <li>{@code delivery.atMostOnceTypes} [none], {@code pipeline.releaseTimeout} [30 s; with
  *       {@code runtime.revokeTimeout} and {@code runtime.pollTimeout} below {@code max.poll.interval.ms}],
@@ -84,7 +87,11 @@ import java.util.function.Function;
  *   <li>{@code status.maxEntries} [100000] — (subscription, destination) entries the {@code /status} view keeps;
  *       {@code status.dedupeEntries} [200000] — recent ledger/DLQ keys it remembers to count a re-written record
  *       once; {@code status.catchUp} [PT2S] — how long {@code /status} waits for the view to reach the topics'
- *       ends</li>
+ *       ends; {@code status.restartBackoff} [1 s], {@code status.restartMaxBackoff} [30 s],
+ *       {@code status.maxRestarts} [10] — the view's reader restarts (issue 21)</li>
+ *   <li>quotas of the admin API (issue 21): {@code quota.subscriptions} [10000],
+ *       {@code quota.destinationsPerSubscription} [50], {@code quota.filterProgram} [100000],
+ *       {@code quota.listLimit} [1000]</li>
  *   <li>guards (alert-consumer README, Security): {@code admin.maxRequestBytes} [262144],
  *       {@code filter.maxPatternLength} [1024], {@code filter.maxPatternProgram} [10000],
  *       {@code filter.maxSubjectLength} [4096], {@code destinations.lineage.kafkaTopics}
@@ -145,6 +152,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("admin.bearerToken", null, "bearer token of the admin API (required, >= 16 chars)"),
             new Setting("admin.user", "admin", "name recorded as updatedBy"),
             new Setting("admin.maxRequestBytes", "262144", "largest HTTP request body; larger is a 413"),
+            new Setting("quota.subscriptions", "10000", "subscriptions the service holds; one more is a 400"),
+            new Setting("quota.destinationsPerSubscription", "50", "destinations of one subscription; more is a 400"),
+            new Setting("quota.filterProgram", "100000", "size of one subscription's compiled filter (operators, "
+                    + "arguments, RE2/J programs); larger is a 400"),
+            new Setting("quota.listLimit", "1000", "largest page (and default limit) of GET /api/v1/events/"
+                    + "subscriptions; a larger limit is a 400"),
             new Setting("ledger.ackTimeout", "PT10S", "wait for a ledger/DLQ ack before retrying"),
             new Setting("ledger.dedupeHorizon", "PT24H", "a repeat of a pair settled this long ago is still skipped"),
             new Setting("ledger.windowMaxBytes", "67108864", "memory of all ledger windows; oldest pairs trimmed"),
@@ -156,6 +169,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     + "more wait in its queue"),
             new Setting("delivery.maxQueuedPerDestination", "1000", "requests waiting for one destination; one "
                     + "more is retried later (not an attempt)"),
+            new Setting("delivery.maxQueueWait", "PT10S", "longest a request waits for its destination's slot; "
+                    + "later, it is shed to the retry path"),
+            new Setting("delivery.stallTimeout", "PT0.5S", "a destination with every slot busy that answers "
+                    + "nothing this long (or 4x its recent answer time) sheds its queue to the retry path"),
+            new Setting("delivery.maxRequestTime", "PT30S", "longest one HTTP request may take (a destination's "
+                    + "timeout + readTimeout above it is a 400); below runtime.processingTimeout"),
             new Setting("delivery.maxConnectionsPerHost", "64", "pooled HTTP connections per scheme/host/port"),
             new Setting("delivery.blockingThreads", "16", "threads sending e-mail and OpenLineage (blocking "
                     + "clients)"),
@@ -207,6 +226,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("status.dedupeEntries", "200000", "recent ledger/DLQ keys /status remembers to count a "
                     + "re-written record once"),
             new Setting("status.catchUp", "PT2S", "how long /status waits for its view to reach the topics' ends"),
+            new Setting("status.restartBackoff", "PT1S", "first wait before a dead /status view reader is restarted"),
+            new Setting("status.restartMaxBackoff", "PT30S", "longest wait between /status view reader restarts"),
+            new Setting("status.maxRestarts", "10", "consecutive failed /status reader restarts before /health/live "
+                    + "fails"),
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
             new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
@@ -285,6 +308,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             throw new IllegalArgumentException("runtime.revokeTimeout + pipeline.releaseTimeout + runtime.pollTimeout ("
                     + release + " ms) must stay below runtime.kafka.max.poll.interval.ms (" + maxPollMillis + " ms)");
         }
+        ProducerAcks.boundedBy(kafka, ledger.ackTimeout(), "ledger.ackTimeout"); // names both settings when not
         Objects.requireNonNull(destinations, "destinations is required");
         Objects.requireNonNull(subscriptions, "subscriptions is required");
         Objects.requireNonNull(status, "status is required");
@@ -369,7 +393,13 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         if (v.get("destinations.allowPrivateAddresses", Values::bool)) {
             http = http.allowingPrivateAddresses();
         }
-        http = http.withProxy(s.get("destinations.proxy"));
+        http = http.withProxy(s.get("destinations.proxy"))
+                .withMaxRequestTime(v.get("delivery.maxRequestTime", Values::duration));
+        if (http.maxRequestTime().compareTo(runtimeConfig.processingTimeout()) >= 0) {
+            throw new IllegalArgumentException("delivery.maxRequestTime (" + http.maxRequestTime() + ") must be below "
+                    + "runtime.processingTimeout (" + runtimeConfig.processingTimeout() + "): a request may not "
+                    + "outlive the processing of its event");
+        }
         CircuitBreakerSettings breaker = new CircuitBreakerSettings(
                 v.get("destinations.breaker.failureThreshold", Integer::parseInt),
                 v.get("destinations.breaker.openDuration", Values::duration),
@@ -418,11 +448,17 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         return new AlertServiceConfig(kafka, namespace, groupId, v.get("http.host", Function.identity()),
                 v.get("http.port", Integer::parseInt),
                 new AdminApiSettings(v.get("admin.bearerToken", Function.identity()),
-                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong)),
+                        v.get("admin.user", Function.identity()), v.get("admin.maxRequestBytes", Long::parseLong),
+                        new SubscriptionQuotas(v.get("quota.subscriptions", Integer::parseInt),
+                                v.get("quota.destinationsPerSubscription", Integer::parseInt),
+                                v.get("quota.filterProgram", Long::parseLong),
+                                v.get("quota.listLimit", Integer::parseInt))),
                 runtimeConfig, ledger, pipeline, destinations, subscriptions,
                 new StatusSettings(catalog.alertLedger().name(), catalog.alertDlq().name(), groupId,
                         v.get("status.maxEntries", Integer::parseInt), v.get("status.dedupeEntries", Integer::parseInt),
-                        v.get("status.catchUp", Values::duration)),
+                        v.get("status.catchUp", Values::duration), v.get("status.restartBackoff", Values::duration),
+                        v.get("status.restartMaxBackoff", Values::duration),
+                        v.get("status.maxRestarts", Integer::parseInt)),
                 FilterSettings.DEFAULTS.withLimits(new FilterLimits(FilterLimits.DEFAULTS.maxConditionLength(),
                         FilterLimits.DEFAULTS.maxDepth(), v.get("filter.maxPatternLength", Integer::parseInt),
                         v.get("filter.maxPatternProgram", Integer::parseInt),
@@ -430,7 +466,9 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 new DeliveryConcurrency(v.get("delivery.maxConcurrentPerDestination", Integer::parseInt),
                         v.get("delivery.maxQueuedPerDestination", Integer::parseInt),
                         v.get("delivery.maxConnectionsPerHost", Integer::parseInt),
-                        v.get("delivery.blockingThreads", Integer::parseInt)),
+                        v.get("delivery.blockingThreads", Integer::parseInt),
+                        v.get("delivery.maxQueueWait", Values::duration),
+                        v.get("delivery.stallTimeout", Values::duration)),
                 v.get("ledger.linger", Values::duration),
                 new DigestSettings(catalog.alertDigest().name(), groupId + ".digest",
                         v.get("digest.topChanges", Integer::parseInt), v.get("digest.maxEntryBytes", Integer::parseInt),
@@ -508,6 +546,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         out.put("http.port", Integer.toString(httpPort));
         out.put("admin.bearerToken", "********");
         out.put("admin.user", admin.user());
+        out.put("quota", admin.quotas().toString());
         out.put("runtime.topics", String.join(",", runtime.topics()));
         out.put("runtime.lanes", Integer.toString(runtime.lanes()));
         out.put("runtime.maxAttempts", Integer.toString(runtime.maxAttempts()));

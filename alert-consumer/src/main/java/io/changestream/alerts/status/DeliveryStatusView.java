@@ -1,9 +1,10 @@
 package io.changestream.alerts.status;
 
 import io.changestream.alerts.ledger.LedgerRecords;
-import io.changestream.alerts.pipeline.DestinationGroup;
+import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.subscription.DeliveryStatuses;
 import io.changestream.alerts.subscription.DestinationStatus;
+import io.changestream.alerts.subscription.ReaderSupervisor;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.FailedEvent;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -59,7 +61,10 @@ import org.slf4j.LoggerFactory;
  * A record written twice (a retried ack, a replay) counts once while its key is among the last
  * {@code status.dedupeEntries} seen; at most {@code status.maxEntries} (subscription, destination) entries are
  * kept. {@link #current} waits (bounded by {@code status.catchUp}) until the reader has passed the topics' end
- * offsets as of the call, so an answer includes every settlement acknowledged before the request. Thread-safe.
+ * offsets as of the call, so an answer includes every settlement acknowledged before the request. A reader that
+ * fails (a Kafka timeout, a lost broker) is restarted by a {@link ReaderSupervisor} ({@code status.restartBackoff},
+ * {@code status.restartMaxBackoff}) with a new consumer that resumes where it stood; after {@code status.maxRestarts}
+ * failures in a row it is given up and {@link #alive()} is false ({@code /health/live}). Thread-safe.
  */
 public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable {
 
@@ -85,7 +90,11 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     }
 
     private final StatusSettings settings;
-    private final KafkaConsumer<String, byte[]> consumer;
+    private final Map<String, Object> kafka;
+    private volatile KafkaConsumer<String, byte[]> consumer;
+    /** Next offset to read per partition (reader thread; a restarted reader resumes there). */
+    private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
+    private final ReaderSupervisor supervisor;
     private final JsonSerde<DeliveryRecord> ledgerSerde = Serdes.deliveryRecord();
     private final JsonSerde<FailedEvent> dlqSerde = Serdes.failedEvent();
     private final Map<String, Subscription> subscriptions = new HashMap<>();
@@ -98,17 +107,16 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     private int entries;
     private boolean full;
     private long skipped;
-    private final Thread reader;
+    private volatile Thread reader;
     private volatile boolean closed;
 
     private DeliveryStatusView(StatusSettings settings, Map<String, Object> kafka) {
         this.settings = settings;
-        Map<String, Object> props = new HashMap<>(kafka);
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-status");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        this.kafka = Map.copyOf(kafka);
+        this.consumer = newConsumer();
+        this.supervisor = new ReaderSupervisor("status view reader of " + settings.ledgerTopic() + " and "
+                + settings.dlqTopic(), settings.restartBackoff(), settings.restartMaxBackoff(),
+                settings.maxRestarts(), this::restart);
         int dedupe = settings.dedupeEntries();
         this.seen = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
@@ -122,8 +130,69 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
                 return size() > dedupe;
             }
         };
-        this.reader = new Thread(this::run, settings.groupId() + "-status-view");
-        reader.setDaemon(true);
+    }
+
+    private KafkaConsumer<String, byte[]> newConsumer() {
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-status");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"); // out of range (retention): skip nothing
+        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // a read-only view creates no topic
+        return new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Assigns every partition of both topics, each at its saved position or from the beginning. */
+    private void assign(KafkaConsumer<String, byte[]> c) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (String topic : List.of(settings.ledgerTopic(), settings.dlqTopic())) {
+            List<PartitionInfo> found = c.partitionsFor(topic, Duration.ofSeconds(30));
+            if (found == null || found.isEmpty()) { // Kafka answers an unknown topic with no partitions
+                throw new IllegalStateException("topic " + topic + " has no partitions (not created, or deleted)");
+            }
+            for (PartitionInfo p : found) {
+                partitions.add(new TopicPartition(topic, p.partition()));
+            }
+        }
+        c.assign(partitions);
+        Map<TopicPartition, Long> ends = positions.isEmpty() ? Map.of() : c.endOffsets(partitions);
+        List<TopicPartition> fresh = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            Long at = positions.get(tp);
+            if (at == null || at > ends.getOrDefault(tp, Long.MAX_VALUE)) { // new, or its log was cut or recreated
+                positions.remove(tp);
+                fresh.add(tp);
+            } else {
+                c.seek(tp, at);
+            }
+        }
+        c.seekToBeginning(fresh);
+    }
+
+    private void startReader() {
+        KafkaConsumer<String, byte[]> c = consumer;
+        Thread t = new Thread(() -> run(c), settings.groupId() + "-status-view");
+        t.setDaemon(true);
+        reader = t;
+        t.start();
+    }
+
+    /** The supervisor's restart: a new consumer resumes at the saved positions and catches up (issue 21). */
+    private synchronized void restart() {
+        if (closed) {
+            return;
+        }
+        KafkaConsumer<String, byte[]> next = newConsumer();
+        try {
+            assign(next);
+        } catch (RuntimeException e) {
+            next.close(Duration.ofSeconds(5));
+            throw e;
+        }
+        consumer = next;
+        wanted.incrementAndGet(); // it proves itself by reaching the ends
+        startReader();
     }
 
     /**
@@ -133,22 +202,25 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
      */
     public static DeliveryStatusView start(StatusSettings settings, Map<String, Object> kafka) {
         DeliveryStatusView view = new DeliveryStatusView(Objects.requireNonNull(settings, "settings"), kafka);
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (String topic : List.of(settings.ledgerTopic(), settings.dlqTopic())) {
-            for (PartitionInfo p : view.consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
-                partitions.add(new TopicPartition(topic, p.partition()));
-            }
+        try {
+            view.assign(view.consumer);
+        } catch (RuntimeException e) {
+            view.close();
+            throw e;
         }
-        view.consumer.assign(partitions);
-        view.consumer.seekToBeginning(partitions);
         view.wanted.incrementAndGet(); // the first catch-up: everything there at start
-        view.reader.start();
+        view.startReader();
         return view;
     }
 
-    private void run() {
+    /**
+     * The reader loop over {@code consumer}. Any failure (a Kafka timeout reading the end offsets, a lost broker)
+     * ends this reader; the {@link ReaderSupervisor} starts another that resumes at {@link #positions}.
+     */
+    private void run(KafkaConsumer<String, byte[]> consumer) {
         Map<TopicPartition, Long> target = null;
         long targetTicket = 0;
+        RuntimeException failure = null;
         try {
             while (!closed) {
                 long ticket = wanted.get();
@@ -158,27 +230,48 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
                 }
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
                     fold(r);
+                    positions.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
                 }
-                if (target != null && reached(target)) {
+                if (target != null && reached(consumer, target)) {
                     synchronized (lock) {
                         served = targetTicket;
                         lock.notifyAll();
                     }
                     target = null;
+                    supervisor.fresh();
                 }
             }
         } catch (WakeupException e) {
             if (!closed) {
-                LOG.warn("status view woken up unexpectedly", e);
+                failure = e;
             }
         } catch (RuntimeException e) {
-            LOG.error("status view reader stopped; /status answers stay as of now and say current=false", e);
+            failure = e;
         } finally {
             consumer.close(Duration.ofSeconds(5));
         }
+        if (failure != null) {
+            LOG.warn("status view reader stopped; /status says current=false until it is restarted", failure);
+            supervisor.exited(failure);
+        }
     }
 
-    private boolean reached(Map<TopicPartition, Long> target) {
+    /** False once the reader could not be restarted ({@code status.maxRestarts}): {@code /health/live}. */
+    public boolean alive() {
+        return supervisor.alive();
+    }
+
+    /** Why not alive, for {@code /health/live}; null while alive. */
+    public String health() {
+        return supervisor.health();
+    }
+
+    /** How many times a dead reader was restarted. */
+    public long readerRestarts() {
+        return supervisor.restarts();
+    }
+
+    private static boolean reached(KafkaConsumer<String, byte[]> consumer, Map<TopicPartition, Long> target) {
         for (Map.Entry<TopicPartition, Long> e : target.entrySet()) {
             if (consumer.position(e.getKey()) < e.getValue()) {
                 return false;
@@ -270,7 +363,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
             d.count++;
             if (f.timestamp() >= d.lastAt) {
                 d.lastAt = f.timestamp();
-                d.lastReason = f.reason();
+                d.lastReason = f.reason(); // shown through DestinationStatus, which redacts it (older records too)
                 d.exhausted = f.source() == FailureSource.SUBSCRIBER && f.retriesLeft() == 0 && f.attempts() > 1;
             }
         }
@@ -394,20 +487,28 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         }
     }
 
-    /** Stops the reader; idempotent. */
+    /** Stops the reader (bounded, 10 s) and its restarts; idempotent. */
     @Override
     public void close() {
-        if (closed) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        supervisor.close();
+        Thread t = reader;
+        if (t == null) {
+            consumer.close(Duration.ofSeconds(5)); // never started
             return;
         }
-        closed = true;
         try {
             consumer.wakeup();
         } catch (RuntimeException e) {
             LOG.debug("status view reader already stopped", e);
         }
         try {
-            reader.join(TimeUnit.SECONDS.toMillis(10));
+            t.join(TimeUnit.SECONDS.toMillis(10));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

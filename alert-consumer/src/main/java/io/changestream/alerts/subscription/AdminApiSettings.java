@@ -11,8 +11,9 @@ import java.util.Objects;
  * @param maxRequestBytes largest request body accepted (setting {@code admin.maxRequestBytes}, default
  *                        {@value #DEFAULT_MAX_REQUEST_BYTES}: a subscription is a few KiB, and what is stored must
  *                        stay under Kafka's 1 MiB record limit); a larger one is a 413 naming the setting
+ * @param quotas          what one caller can make the service hold or answer ({@code quota.*}, issue 21)
  */
-public record AdminApiSettings(String bearerToken, String user, long maxRequestBytes) {
+public record AdminApiSettings(String bearerToken, String user, long maxRequestBytes, SubscriptionQuotas quotas) {
 
     /** Default of {@code admin.maxRequestBytes}: 256 KiB. */
     public static final long DEFAULT_MAX_REQUEST_BYTES = 256 * 1024;
@@ -27,6 +28,12 @@ public record AdminApiSettings(String bearerToken, String user, long maxRequestB
             throw new IllegalArgumentException("admin.maxRequestBytes must be between 1024 and 921600 (under Kafka's "
                     + "record limit), was " + maxRequestBytes);
         }
+        quotas = quotas == null ? SubscriptionQuotas.DEFAULTS : quotas;
+    }
+
+    /** With the default quotas. */
+    public AdminApiSettings(String bearerToken, String user, long maxRequestBytes) {
+        this(bearerToken, user, maxRequestBytes, SubscriptionQuotas.DEFAULTS);
     }
 
     /** With the default body limit. */
@@ -36,6 +43,7 @@ public record AdminApiSettings(String bearerToken, String user, long maxRequestB
 
     @Override
     public String toString() {
-        return "AdminApiSettings[bearerToken=********, user=" + user + ", maxRequestBytes=" + maxRequestBytes + "]";
+        return "AdminApiSettings[bearerToken=********, user=" + user + ", maxRequestBytes=" + maxRequestBytes + ", quotas="
+                + quotas + "]";
     }
 }

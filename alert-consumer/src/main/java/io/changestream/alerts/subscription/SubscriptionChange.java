@@ -1,5 +1,7 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.alerts.filter.ActiveSubscription;
+
 /**
  * A change the view applied, told to listeners on the reader thread (listeners must be quick and not block).
  *

@@ -21,8 +21,10 @@ import io.changestream.topics.model.FilteringRules;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.TriggerConfig;
 import io.changestream.topics.serde.Json;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,34 +56,64 @@ public final class SubscriptionFactory {
     /** Validation of triggers and grouping needs no service setting: the defaults stand in. */
     private static final DigestSettings DIGEST_DEFAULTS = DigestSettings.of("-", "-");
 
+    /** Who holds a destination id now (issue 21: ids are unique across the service). */
+    @FunctionalInterface
+    public interface DestinationOwners {
+        /** Nobody: no other subscription is known. */
+        DestinationOwners NONE = destinationId -> null;
+
+        /** The id of the subscription that has a destination with this id, or null. */
+        String owner(String destinationId);
+    }
+
     private final DestinationRegistry destinations;
     private final FilterSettings filterSettings;
+    private final SubscriptionQuotas quotas;
     private final FilterRulesBuilder rulesBuilder;
     private final Clock clock;
     private final Supplier<UUID> ids;
     private final ObjectMapper mapper = Json.mapper();
 
-    public SubscriptionFactory(DestinationRegistry destinations, FilterSettings filterSettings, Clock clock,
-                               Supplier<UUID> ids) {
+    public SubscriptionFactory(DestinationRegistry destinations, FilterSettings filterSettings,
+                               SubscriptionQuotas quotas, Clock clock, Supplier<UUID> ids) {
         this.destinations = Objects.requireNonNull(destinations, "destinations");
         this.filterSettings = Objects.requireNonNull(filterSettings, "filterSettings");
+        this.quotas = Objects.requireNonNull(quotas, "quotas");
         this.rulesBuilder = new FilterRulesBuilder(filterSettings);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.ids = Objects.requireNonNull(ids, "ids");
     }
 
     /** With random UUIDs. */
+    public SubscriptionFactory(DestinationRegistry destinations, FilterSettings filterSettings,
+                               SubscriptionQuotas quotas, Clock clock) {
+        this(destinations, filterSettings, quotas, clock, UUID::randomUUID);
+    }
+
+    /** With random UUIDs and the default quotas. */
     public SubscriptionFactory(DestinationRegistry destinations, FilterSettings filterSettings, Clock clock) {
-        this(destinations, filterSettings, clock, UUID::randomUUID);
+        this(destinations, filterSettings, SubscriptionQuotas.DEFAULTS, clock);
+    }
+
+    /** {@link #fromRequest(JsonNode, EventSubscription, String, DestinationOwners)} knowing no other subscription. */
+    public EventSubscription fromRequest(JsonNode request, EventSubscription existing, String updatedBy) {
+        return fromRequest(request, existing, updatedBy, DestinationOwners.NONE);
     }
 
     /**
      * The subscription a request creates, or, with {@code existing}, the new version of that subscription (id kept,
      * masked secrets replaced by the stored ones, version bumped).
      *
+     * <p>Destination ids are the server's (issue 21, as the platform: one without an id gets one). A given id is
+     * kept when no other destination of the request and no other subscription ({@code owners}) has it; otherwise
+     * it is replaced by an id made from the subscription's id, the given id and its occurrence, so the same request
+     * PUT again gets the same ids. A destination sent without an id keeps the id of the stored destination of the
+     * same type and target it stands for (a file applied twice keeps its ids, and the state kept per destination).
+     *
      * @throws SubscriptionException.Invalid naming the field
      */
-    public EventSubscription fromRequest(JsonNode request, EventSubscription existing, String updatedBy) {
+    public EventSubscription fromRequest(JsonNode request, EventSubscription existing, String updatedBy,
+                                         DestinationOwners owners) {
         if (request == null || !request.isObject()) {
             throw SubscriptionException.invalid("body", "must be a JSON object (a CreateEventSubscription)");
         }
@@ -98,7 +130,8 @@ public final class SubscriptionFactory {
         List<String> resources = resources(request);
         FilteringRules rules = filteringRules(request, resources, alertType == null ? AlertType.NOTIFICATION
                 : alertType, input);
-        List<SubscriptionDestination> dests = destinations(request, existing);
+        String id = existing != null ? existing.id() : ids.get().toString();
+        List<SubscriptionDestination> dests = destinations(request, existing, id, owners);
         Integer batchSize = integer(request, "batchSize", 1);
         Integer retries = integer(request, "retries", 0);
         Integer pollInterval = integer(request, "pollInterval", 1);
@@ -109,7 +142,6 @@ public final class SubscriptionFactory {
                 extra.put(e.getKey(), e.getValue());
             }
         });
-        String id = existing != null ? existing.id() : ids.get().toString();
         double version = existing == null || existing.version() == null ? 0.1
                 : Math.round((existing.version() + 0.1) * 10) / 10.0;
         EventSubscription subscription;
@@ -133,13 +165,22 @@ public final class SubscriptionFactory {
     private FilteringRules filteringRules(JsonNode request, List<String> resources, AlertType alertType,
                                           AlertFilteringInput input) {
         try {
+            FilteringRules rules;
+            String field;
             if (input == null && request.hasNonNull("filteringRules")) {
                 FilteringRules given = convert(request, "filteringRules", FilteringRules.class);
-                FilteringRules rules = new FilteringRules(resources, given.rules(), given.actions());
-                SubscriptionFilter.compile(rules, filterSettings);
-                return rules;
+                rules = new FilteringRules(resources, given.rules(), given.actions());
+                field = "filteringRules";
+            } else {
+                rules = rulesBuilder.build(resources, alertType, input);
+                field = input == null ? "filteringRules" : "input";
             }
-            return rulesBuilder.build(resources, alertType, input);
+            long program = SubscriptionFilter.compile(rules, filterSettings).programSize();
+            if (program > quotas.maxFilterProgram()) {
+                throw SubscriptionException.invalid(field, "the filter compiles to " + program + " instructions, "
+                        + "more than " + quotas.maxFilterProgram() + " (quota.filterProgram)");
+            }
+            return rules;
         } catch (FilterInputException e) {
             throw SubscriptionException.invalid(e.field(), e.getMessage().substring(e.field().length() + 2));
         } catch (FilterException e) {
@@ -167,7 +208,8 @@ public final class SubscriptionFactory {
         return out;
     }
 
-    private List<SubscriptionDestination> destinations(JsonNode request, EventSubscription existing) {
+    private List<SubscriptionDestination> destinations(JsonNode request, EventSubscription existing,
+                                                       String subscriptionId, DestinationOwners owners) {
         JsonNode node = request.get("destinations");
         if (node == null || node.isNull()) {
             return List.of();
@@ -175,6 +217,12 @@ public final class SubscriptionFactory {
         if (!node.isArray()) {
             throw SubscriptionException.invalid("destinations", "must be an array");
         }
+        if (node.size() > quotas.maxDestinations()) {
+            throw SubscriptionException.invalid("destinations", "has " + node.size() + " destinations, more than "
+                    + quotas.maxDestinations() + " (quota.destinationsPerSubscription)");
+        }
+        List<SubscriptionDestination> stored = existing == null ? List.of() : existing.destinations();
+        Set<String> claimed = new HashSet<>();
         List<SubscriptionDestination> out = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
             String field = "destinations[" + i + "]";
@@ -195,29 +243,68 @@ public final class SubscriptionFactory {
                 }
             }
             ObjectNode copy = d.deepCopy();
-            if (!copy.hasNonNull("id")) {
-                copy.put("id", ids.get().toString());
-            }
-            SubscriptionDestination previous = existing == null ? null : existing.destinations().stream()
-                    .filter(p -> p.id() != null && p.id().equals(copy.path("id").asText())).findFirst().orElse(null);
-            if (previous != null && copy.has("config")) {
-                copy.set("config", Secrets.unmask(previous.type(), copy.get("config"), previous.config()));
-            }
             SubscriptionDestination destination;
             try {
                 destination = mapper.treeToValue(copy, SubscriptionDestination.class);
             } catch (Exception e) {
                 throw SubscriptionException.invalid(field, "is not a valid destination: " + rootMessage(e));
             }
+            String id = destinationId(field, copy.get("id"), destination, subscriptionId, stored, claimed, owners);
+            claimed.add(id);
+            copy.put("id", id);
+            SubscriptionDestination previous = stored.stream().filter(p -> id.equals(p.id())).findFirst()
+                    .orElse(null);
             try {
+                if (previous != null && destination.config() != null) { // issue 21: no secret follows a new target
+                    copy.set("config", Secrets.unmaskForUpdate(destination.type(), destination.config(),
+                            previous.type(), previous.config()));
+                }
+                destination = mapper.treeToValue(copy, SubscriptionDestination.class);
+                String masked = Secrets.firstMasked(destination.config());
+                if (masked != null) {
+                    throw new DestinationConfigException(masked, "is the masked value " + Secrets.MASK + " with no "
+                            + "stored secret behind it (a new or copied destination): send the secret itself");
+                }
                 destinations.validate(destination);
             } catch (DestinationConfigException e) {
                 throw SubscriptionException.invalid(field + "." + e.field(),
                         e.getMessage().substring(e.field().length() + 2));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw SubscriptionException.invalid(field, "is not a valid destination: " + rootMessage(e));
             }
             out.add(destination);
         }
         return out;
+    }
+
+    /** The id a destination of the request gets (see {@link #fromRequest(JsonNode, EventSubscription, String, DestinationOwners)}). */
+    private String destinationId(String field, JsonNode given, SubscriptionDestination destination,
+                                 String subscriptionId, List<SubscriptionDestination> stored, Set<String> claimed,
+                                 DestinationOwners owners) {
+        if (given != null && !given.isNull()) {
+            if (!given.isTextual() || given.asText().isBlank()) {
+                throw SubscriptionException.invalid(field + ".id", "must be a non-blank string");
+            }
+            String wanted = given.asText();
+            for (int n = 1; !free(wanted, subscriptionId, claimed, owners); n++) {
+                wanted = UUID.nameUUIDFromBytes((subscriptionId + "/" + given.asText() + "/" + n)
+                        .getBytes(StandardCharsets.UTF_8)).toString();
+            }
+            return wanted;
+        }
+        for (SubscriptionDestination p : stored) {
+            if (p.id() != null && !claimed.contains(p.id()) && p.type() == destination.type()
+                    && Secrets.changedTarget(Secrets.unmask(p.type(), destination.config(), p.config()),
+                    p.config()) == null) {
+                return p.id();
+            }
+        }
+        return ids.get().toString();
+    }
+
+    private static boolean free(String id, String subscriptionId, Set<String> claimed, DestinationOwners owners) {
+        String owner = owners.owner(id);
+        return !claimed.contains(id) && (owner == null || owner.equals(subscriptionId));
     }
 
     private <T> T convert(JsonNode request, String field, Class<T> type) {

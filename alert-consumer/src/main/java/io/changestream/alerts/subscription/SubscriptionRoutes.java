@@ -14,12 +14,12 @@ import io.javalin.http.Handler;
 import io.javalin.router.JavalinDefaultRoutingApi;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.List;
 import java.util.Objects;
 
 /**
  * The admin REST routes of subscriptions, the platform's paths under {@value #BASE}: POST (create, 201), PUT
- * (create or update by name), PUT {@code /{id}}, GET (list as {@code {data, paging}}), GET {@code /{id}}, GET
+ * (create or update by name), PUT {@code /{id}}, GET (list as {@code {data, paging}}, a page of {@code limit} by name,
+ * {@code paging.after} the cursor of the next), GET {@code /{id}}, GET
  * {@code /name/{name}}, DELETE {@code /{id}}, DELETE {@code /name/{name}}, and GET {@code /{id}/status} (per
  * destination: counts, last success/failure, state) when {@link DeliveryStatuses} are given. Every request needs
  * {@code Authorization: Bearer <token>} (401 otherwise). Errors are the platform's {@code {code, message}}: 400
@@ -62,7 +62,7 @@ public final class SubscriptionRoutes {
             SubscriptionService.Saved saved = service.createOrUpdate(body(ctx), settings.user());
             respond(ctx, saved.created() ? 201 : 200, saved.subscription());
         }));
-        routes.get(BASE, guarded(ctx -> list(ctx, service.list())));
+        routes.get(BASE, guarded(ctx -> list(ctx, service.list(limit(ctx), ctx.queryParam("after")))));
         routes.get(BASE + "/name/{name}", guarded(ctx -> respond(ctx, 200,
                 service.getByName(ctx.pathParam("name")))));
         routes.delete(BASE + "/name/{name}", guarded(ctx -> respond(ctx, 200,
@@ -135,12 +135,27 @@ public final class SubscriptionRoutes {
         ctx.status(200).contentType("application/json").result(mapper.writeValueAsString(body));
     }
 
-    private void list(Context ctx, List<EventSubscription> subscriptions) throws JsonProcessingException {
-        ObjectNode page = mapper.createObjectNode();
-        ArrayNode data = page.putArray("data");
-        subscriptions.forEach(s -> data.add(view(s)));
-        page.putObject("paging").put("total", subscriptions.size());
-        ctx.status(200).contentType("application/json").result(mapper.writeValueAsString(page));
+    private void list(Context ctx, SubscriptionService.Page page) throws JsonProcessingException {
+        ObjectNode body = mapper.createObjectNode();
+        ArrayNode data = body.putArray("data");
+        page.data().forEach(s -> data.add(view(s)));
+        ObjectNode paging = body.putObject("paging").put("total", page.total());
+        if (page.after() != null) {
+            paging.put("after", page.after());
+        }
+        ctx.status(200).contentType("application/json").result(mapper.writeValueAsString(body));
+    }
+
+    private static Integer limit(Context ctx) {
+        String limit = ctx.queryParam("limit");
+        if (limit == null) {
+            return null;
+        }
+        try {
+            return Integer.parseInt(limit.strip());
+        } catch (NumberFormatException e) {
+            throw SubscriptionException.invalid("limit", "must be an integer, was '" + limit + "'");
+        }
     }
 
     private static void error(Context ctx, int status, String message) {

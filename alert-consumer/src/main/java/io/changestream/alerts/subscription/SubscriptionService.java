@@ -1,7 +1,10 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.alerts.filter.ActiveSubscription;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.topics.model.EventSubscription;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,17 +18,41 @@ public final class SubscriptionService {
     public record Saved(EventSubscription subscription, boolean created) {
     }
 
-    private final SubscriptionFactory factory;
-    private final SubscriptionStore store;
-
-    public SubscriptionService(SubscriptionFactory factory, SubscriptionStore store) {
-        this.factory = Objects.requireNonNull(factory, "factory");
-        this.store = Objects.requireNonNull(store, "store");
+    /**
+     * One page of the list, by name.
+     *
+     * @param data  the subscriptions of the page
+     * @param total how many there are in all
+     * @param after the cursor of the next page ({@code ?after=}), or null on the last page
+     */
+    public record Page(List<EventSubscription> data, int total, String after) {
     }
 
-    /** POST: creates; 409 when the name exists. */
+    private final SubscriptionFactory factory;
+    private final SubscriptionStore store;
+    private final SubscriptionQuotas quotas;
+
+    public SubscriptionService(SubscriptionFactory factory, SubscriptionStore store, SubscriptionQuotas quotas) {
+        this.factory = Objects.requireNonNull(factory, "factory");
+        this.store = Objects.requireNonNull(store, "store");
+        this.quotas = Objects.requireNonNull(quotas, "quotas");
+    }
+
+    /** With the default quotas. */
+    public SubscriptionService(SubscriptionFactory factory, SubscriptionStore store) {
+        this(factory, store, SubscriptionQuotas.DEFAULTS);
+    }
+
+    /**
+     * POST: creates; 409 when the name exists, 400 when the service holds {@code quota.subscriptions} already (an
+     * estimate across instances: two creates at the same moment on two instances may both pass).
+     */
     public EventSubscription create(JsonNode request, String user) {
-        return store.create(factory.fromRequest(request, null, user));
+        if (store.size() >= quotas.maxSubscriptions()) {
+            throw SubscriptionException.invalid("body", "the service holds " + store.size() + " subscriptions, "
+                    + "the most quota.subscriptions allows (" + quotas.maxSubscriptions() + ")");
+        }
+        return store.create(factory.fromRequest(request, null, user, store::destinationOwner));
     }
 
     /** PUT: updates the subscription with the request's name, or creates it. */
@@ -35,13 +62,13 @@ public final class SubscriptionService {
         if (existing == null) {
             return new Saved(create(request, user), true);
         }
-        return new Saved(store.update(factory.fromRequest(request, existing, user)), false);
+        return new Saved(store.update(factory.fromRequest(request, existing, user, store::destinationOwner)), false);
     }
 
     /** PUT by id: updates that subscription (its name may change); 404 when unknown. */
     public EventSubscription update(String id, JsonNode request, String user) {
         EventSubscription existing = get(id);
-        return store.update(factory.fromRequest(request, existing, user));
+        return store.update(factory.fromRequest(request, existing, user, store::destinationOwner));
     }
 
     /** GET by id; 404 when unknown. */
@@ -59,6 +86,37 @@ public final class SubscriptionService {
     /** GET all, by name. */
     public List<EventSubscription> list() {
         return store.list().stream().map(ActiveSubscription::subscription).toList();
+    }
+
+    /**
+     * GET a page: at most {@code limit} subscriptions by name, after the one the cursor names.
+     *
+     * @param limit {@code limit}, null for {@code quota.listLimit}
+     * @param after {@code after}, a cursor of an earlier page, or null for the first page
+     * @throws SubscriptionException.Invalid naming {@code limit} or {@code after}
+     */
+    public Page list(Integer limit, String after) {
+        int size = limit == null ? quotas.maxListLimit() : limit;
+        if (size < 1 || size > quotas.maxListLimit()) {
+            throw SubscriptionException.invalid("limit", "must be in [1, " + quotas.maxListLimit()
+                    + "] (quota.listLimit), was " + size);
+        }
+        String afterName = after == null ? null : decodeCursor(after);
+        List<EventSubscription> all = list();
+        List<EventSubscription> rest = afterName == null ? all
+                : all.stream().filter(s -> s.name().compareTo(afterName) > 0).toList();
+        List<EventSubscription> page = rest.subList(0, Math.min(size, rest.size()));
+        String next = rest.size() > size ? Base64.getUrlEncoder().withoutPadding().encodeToString(
+                page.get(page.size() - 1).name().getBytes(StandardCharsets.UTF_8)) : null;
+        return new Page(page, all.size(), next);
+    }
+
+    private static String decodeCursor(String cursor) {
+        try {
+            return new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw SubscriptionException.invalid("after", "is not a cursor of this list (use paging.after)");
+        }
     }
 
     /** DELETE by id; returns what was deleted. */

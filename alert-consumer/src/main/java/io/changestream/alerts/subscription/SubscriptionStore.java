@@ -1,5 +1,6 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.alerts.filter.FilterException;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.filter.SubscriptionFilter;
@@ -20,9 +21,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -61,15 +59,13 @@ public final class SubscriptionStore implements AutoCloseable {
     private final Clock clock;
     private final ViewProgress progress;
     private final CountDownLatch started = new CountDownLatch(1);
-    private final ScheduledExecutorService restarter;
+    private final ReaderSupervisor supervisor;
     private volatile SubscriptionReaderLoop reader;
     private volatile Throwable startupFailure;
-    private volatile boolean givenUp;
     private volatile boolean closed;
-    private int consecutiveFailures;
-    private final AtomicLong restartCount = new AtomicLong();
     private final Map<String, ActiveSubscription> byId = new ConcurrentHashMap<>();
     private final Map<String, String> nameOwner = new ConcurrentHashMap<>();
+    private final Map<String, String> destinationOwner = new ConcurrentHashMap<>();
     private final List<Consumer<SubscriptionChange>> listeners = new CopyOnWriteArrayList<>();
     private volatile Counter malformed;
 
@@ -86,11 +82,9 @@ public final class SubscriptionStore implements AutoCloseable {
         producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) settings.writeTimeout().toMillis());
         producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, settings.writeTimeout().toMillis());
         this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer());
-        this.restarter = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "subscriptions-reader-restart");
-            t.setDaemon(true);
-            return t;
-        });
+        SubscriptionStoreSettings.ReaderHealth health = settings.health();
+        this.supervisor = new ReaderSupervisor("subscriptions reader of " + settings.topic(),
+                health.restartBackoff(), health.restartMaxBackoff(), health.maxRestarts(), this::restartReader);
         this.reader = newReader();
     }
 
@@ -99,9 +93,7 @@ public final class SubscriptionStore implements AutoCloseable {
             @Override
             public void fresh() {
                 started.countDown();
-                synchronized (SubscriptionStore.this) {
-                    consecutiveFailures = 0;
-                }
+                supervisor.fresh();
             }
 
             @Override
@@ -112,8 +104,8 @@ public final class SubscriptionStore implements AutoCloseable {
     }
 
     /**
-     * A reader that died is restarted after {@code restartBackoff}, doubled per consecutive failure up to
-     * {@code restartMaxBackoff}; after {@code maxRestarts} consecutive failures it is given up ({@link #alive()}
+     * A reader that died is restarted by the {@link ReaderSupervisor} (backoff from {@code restartBackoff}, doubled
+     * up to {@code restartMaxBackoff}; given up after {@code maxRestarts} consecutive failures: {@link #alive()}
      * false). One that dies before the first catch-up fails {@link #start} instead.
      */
     private void onReaderExit(Throwable failure) {
@@ -125,35 +117,16 @@ public final class SubscriptionStore implements AutoCloseable {
             started.countDown();
             return;
         }
-        SubscriptionStoreSettings.ReaderHealth health = settings.health();
-        synchronized (this) {
-            if (consecutiveFailures >= health.maxRestarts()) {
-                givenUp = true;
-                LOG.error("subscriptions reader of {} died {} times in a row; given up, /health/live fails",
-                        settings.topic(), consecutiveFailures + 1, failure);
-                return;
-            }
-            long delay = Math.min(health.restartMaxBackoff().toMillis(),
-                    health.restartBackoff().toMillis() << Math.min(consecutiveFailures, 30));
-            consecutiveFailures++;
-            LOG.warn("subscriptions reader of {} died; restart {} of at most {} in {} ms", settings.topic(),
-                    consecutiveFailures, health.maxRestarts(), delay, failure);
-            restarter.schedule(this::restartReader, delay, TimeUnit.MILLISECONDS);
-        }
+        supervisor.exited(failure);
     }
 
     private synchronized void restartReader() {
         if (closed) {
             return;
         }
-        try {
-            SubscriptionReaderLoop next = newReader();
-            reader = next;
-            restartCount.incrementAndGet();
-            next.start();
-        } catch (RuntimeException e) {
-            onReaderExit(e);
-        }
+        SubscriptionReaderLoop next = newReader();
+        reader = next;
+        next.start();
     }
 
     /**
@@ -208,7 +181,7 @@ public final class SubscriptionStore implements AutoCloseable {
 
     /** False once a dead reader could not be restarted ({@code subscriptions.maxRestarts}): {@code /health/live}. */
     public boolean alive() {
-        return !givenUp;
+        return supervisor.alive();
     }
 
     /** Time since the view was last confirmed to hold the whole topic. */
@@ -218,13 +191,13 @@ public final class SubscriptionStore implements AutoCloseable {
 
     /** How many times a dead reader was restarted. */
     public long readerRestarts() {
-        return restartCount.get();
+        return supervisor.restarts();
     }
 
     /** Why not healthy, for {@code /health/ready}. */
     public String health() {
-        if (givenUp) {
-            return "subscriptions reader given up after " + settings.health().maxRestarts() + " restarts";
+        if (!supervisor.alive()) {
+            return supervisor.health();
         }
         if (!reader.running()) {
             return "subscriptions reader restarting";
@@ -267,6 +240,16 @@ public final class SubscriptionStore implements AutoCloseable {
     public Optional<ActiveSubscription> byName(String name) {
         String id = name == null ? null : nameOwner.get(name);
         return Optional.ofNullable(id == null ? null : byId.get(id));
+    }
+
+    /** The id of the subscription that has a destination with this id, or null (issue 21: ids are unique). */
+    public String destinationOwner(String destinationId) {
+        return destinationId == null ? null : destinationOwner.get(destinationId);
+    }
+
+    /** How many subscriptions the view holds. */
+    public int size() {
+        return byId.size();
     }
 
     /** Every subscription, by name. */
@@ -360,6 +343,7 @@ public final class SubscriptionStore implements AutoCloseable {
             if (previous != null) {
                 byId.remove(id);
                 releaseName(previous);
+                releaseDestinations(previous.subscription());
                 tell(new SubscriptionChange(id, null, previous));
             }
             return;
@@ -388,8 +372,24 @@ public final class SubscriptionStore implements AutoCloseable {
         if (previous != null && !previous.subscription().name().equals(subscription.name())) {
             releaseName(previous);
         }
+        if (previous != null) {
+            releaseDestinations(previous.subscription());
+        }
+        subscription.destinations().forEach(d -> {
+            if (d.id() != null) {
+                destinationOwner.putIfAbsent(d.id(), id); // a duplicate from before issue 21 stays its first owner's
+            }
+        });
         nameOwner.putIfAbsent(subscription.name(), id);
         tell(new SubscriptionChange(id, current, previous));
+    }
+
+    private void releaseDestinations(EventSubscription previous) {
+        previous.destinations().forEach(d -> {
+            if (d.id() != null) {
+                destinationOwner.remove(d.id(), previous.id());
+            }
+        });
     }
 
     private void releaseName(ActiveSubscription previous) {
@@ -429,7 +429,7 @@ public final class SubscriptionStore implements AutoCloseable {
             closed = true; // no restart starts a reader after this
         }
         try {
-            restarter.shutdownNow();
+            supervisor.close();
             reader.close();
         } finally {
             producer.close(settings.closeTimeout());

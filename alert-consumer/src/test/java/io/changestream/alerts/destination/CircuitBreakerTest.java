@@ -75,18 +75,18 @@ class CircuitBreakerTest {
             for (int i = 0; i < 3; i++) {
                 assertEquals(Outcome.RETRY, webhook.deliver(toDead).outcome());
             }
-            assertEquals(CircuitState.OPEN, webhook.state("dead"));
+            assertEquals(CircuitState.OPEN, webhook.state(CircuitBreakingDestination.key(toDead)));
             DeliveryResult refused = webhook.deliver(toDead);
             assertEquals(Outcome.RETRY, refused.outcome());
             assertEquals(Duration.ofSeconds(30), refused.retryAfter());
             assertEquals(3, dead.received().size(), "an open circuit makes no call");
             assertEquals(Outcome.DELIVERED, webhook.deliver(toOk).outcome());
-            assertEquals(CircuitState.CLOSED, webhook.state("ok"));
+            assertEquals(CircuitState.CLOSED, webhook.state(CircuitBreakingDestination.key(toOk)));
 
             dead.always(200);
             clock.advance(Duration.ofSeconds(30));
             assertEquals(Outcome.DELIVERED, webhook.deliver(toDead).outcome(), "the half-open trial");
-            assertEquals(CircuitState.CLOSED, webhook.state("dead"));
+            assertEquals(CircuitState.CLOSED, webhook.state(CircuitBreakingDestination.key(toDead)));
             assertEquals(4, dead.received().size());
         }
     }
@@ -120,18 +120,18 @@ class CircuitBreakerTest {
             for (int i = 0; i < 3; i++) {
                 webhook.deliver(request);
             }
-            assertEquals(CircuitState.OPEN, webhook.state("flaky"));
+            assertEquals(CircuitState.OPEN, webhook.state(CircuitBreakingDestination.key(request)));
 
             clock.advance(Duration.ofSeconds(30));
             explode.set(true);
             org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> webhook.deliver(request));
-            assertEquals(CircuitState.OPEN, webhook.state("flaky"), "a throwing trial re-opens the circuit");
+            assertEquals(CircuitState.OPEN, webhook.state(CircuitBreakingDestination.key(request)), "a throwing trial re-opens the circuit");
 
             explode.set(false);
             receiver.always(200);
             clock.advance(Duration.ofSeconds(30));
             assertEquals(Outcome.DELIVERED, webhook.deliver(request).outcome(), "the next trial goes through");
-            assertEquals(CircuitState.CLOSED, webhook.state("flaky"));
+            assertEquals(CircuitState.CLOSED, webhook.state(CircuitBreakingDestination.key(request)));
         }
     }
 

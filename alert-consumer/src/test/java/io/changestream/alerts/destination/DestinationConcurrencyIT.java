@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
 import io.changestream.testkit.LoopbackHttpServer;
+import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -26,7 +27,9 @@ import org.junit.jupiter.api.Test;
  * {@code delivery.maxConcurrentPerDestination} on the real path (registry → Jetty's asynchronous client → a local
  * HTTP receiver that counts the requests it holds open per path): one destination never has more requests in flight
  * than its limit, the excess waits in its queue and is delivered, nothing is dropped; another destination on the same
- * receiver is not held back by the first one's limit; a full queue answers a throttled RETRY without sending.
+ * receiver is not held back by the first one's limit; a full queue, or a queue that stopped moving for
+ * {@code delivery.maxQueueWait}, sheds its requests unsent (the bulkhead: the pairs go to the retry path); destinations
+ * with seventeen distinct timeouts share one client without aborting each other's requests.
  */
 class DestinationConcurrencyIT {
 
@@ -90,10 +93,16 @@ class DestinationConcurrencyIT {
     }
 
     private static DestinationRegistry registry(PrometheusMeterRegistry meters, int queue) {
+        return registry(meters, LIMIT, queue, Duration.ofMinutes(5), Clock.systemUTC());
+    }
+
+    private static DestinationRegistry registry(PrometheusMeterRegistry meters, int limit, int queue,
+                                                Duration stallTimeout, Clock clock) {
         DestinationSettings settings = new DestinationSettings(HttpSettings.DEFAULTS.allowingPrivateAddresses(),
                 MessageSettings.DEFAULTS, CircuitBreakerSettings.DEFAULTS, null,
                 io.changestream.alerts.destination.lineage.LineageSettings.DEFAULTS);
-        return new DestinationRegistry(settings, new DeliveryConcurrency(LIMIT, queue, 64, 2), Clock.systemUTC(),
+        return new DestinationRegistry(settings, new DeliveryConcurrency(limit, queue, 64, 2,
+                Duration.ofMinutes(5), stallTimeout), clock,
                 meters, null);
     }
 
@@ -142,6 +151,89 @@ class DestinationConcurrencyIT {
     }
 
     @Test
+    void aStalledDestinationShedsItsQueueAndNewRequestsUnsentAndHoldsOnlyItsInFlightSlots() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        try (HoldingReceiver receiver = new HoldingReceiver();
+             DestinationRegistry registry = registry(meters, LIMIT, 100, Duration.ofSeconds(2), clock)) {
+            SubscriptionDestination stuck = Fixtures.destination("stuck", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/stuck") + "\"}");
+            List<CompletableFuture<DeliveryResult>> queued = new ArrayList<>();
+            for (int i = 0; i < LIMIT + 3; i++) {
+                queued.add(registry.deliverAsync(request(stuck, i)));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receiver.open("/stuck") == LIMIT);
+            clock.advance(Duration.ofSeconds(3)); // every slot busy, no answer for longer than stallTimeout
+            DeliveryResult next = registry.deliverAsync(request(stuck, 99)).join();
+            assertTrue(next.shed() && next.throttled() && next.reason().contains("delivery.stallTimeout"),
+                    next.toString());
+            for (CompletableFuture<DeliveryResult> waiting : queued.subList(LIMIT, LIMIT + 3)) {
+                assertTrue(waiting.isDone() && waiting.join().shed(), "the queue behind it is shed too");
+            }
+            assertEquals(0.0, meters.get("changestream.alert.deliveries.queued").tag("type", "WEBHOOK").gauge()
+                    .value(), "nothing waits for the stuck destination any more");
+            assertEquals(4.0, meters.get("changestream.alert.deliveries.shed").tag("type", "WEBHOOK")
+                    .functionCounter().count());
+            receiver.open();
+            CompletableFuture.allOf(queued.subList(0, LIMIT).toArray(CompletableFuture[]::new))
+                    .orTimeout(30, TimeUnit.SECONDS).join();
+            assertEquals(LIMIT, receiver.received("/stuck"), "the shed requests were never sent");
+        }
+    }
+
+    @Test
+    void aDestinationStartsWithFourRequestsInFlightAndGainsSlotsWhileItAnswersUpToItsLimit() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (HoldingReceiver receiver = new HoldingReceiver();
+             DestinationRegistry registry = registry(meters, 16, 1_000, Duration.ofMinutes(5), Clock.systemUTC())) {
+            SubscriptionDestination d = Fixtures.destination("grows", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/grows") + "\"}");
+            List<CompletableFuture<DeliveryResult>> first = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                first.add(registry.deliverAsync(request(d, i)));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receiver.open("/grows") == 4);
+            assertEquals(4, receiver.received("/grows"), "a destination with no answers yet holds 4 requests");
+            receiver.open(); // it answers now: each answer at the limit opens one more slot, up to 16
+            CompletableFuture.allOf(first.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+            assertEquals(40, receiver.received("/grows"));
+            assertTrue(receiver.maxOpen("/grows") <= 16, "never past its limit: " + receiver.maxOpen("/grows"));
+        }
+    }
+
+    @Test
+    void destinationsWithSeventeenDistinctTimeoutsShareOneClientAndNeverAbortEachOther() throws Exception {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        CountDownLatch answered = new CountDownLatch(1);
+        AtomicInteger received = new AtomicInteger();
+        try (LoopbackHttpServer slow = LoopbackHttpServer.start(64, exchange -> {
+                 exchange.getRequestBody().readAllBytes();
+                 received.incrementAndGet();
+                 try {
+                     answered.await(1, TimeUnit.SECONDS); // every request is in flight while the others start
+                 } catch (InterruptedException e) {
+                     Thread.currentThread().interrupt();
+                 }
+                 exchange.sendResponseHeaders(200, -1);
+                 exchange.close();
+             });
+             DestinationRegistry registry = registry(meters, 100)) {
+            List<CompletableFuture<DeliveryResult>> results = new ArrayList<>();
+            for (int timeout = 1; timeout <= 17; timeout++) {
+                SubscriptionDestination d = new SubscriptionDestination("t" + timeout,
+                        io.changestream.topics.model.SubscriptionCategory.EXTERNAL, SubscriptionType.WEBHOOK, timeout,
+                        3, true, Fixtures.json("{\"endpoint\":\"" + slow.url("/t" + timeout) + "\"}"), null, null);
+                results.add(registry.deliverAsync(request(d, timeout)));
+            }
+            List<DeliveryResult> all = CompletableFuture.allOf(results.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> results.stream().map(CompletableFuture::join).toList())
+                    .orTimeout(30, TimeUnit.SECONDS).join();
+            assertTrue(all.stream().allMatch(DeliveryResult::isDelivered), all.toString());
+            assertEquals(17, received.get(), "each sent once, none aborted and re-sent");
+        }
+    }
+
+    @Test
     void aFullQueueIsAThrottledRetryThatSendsNothing() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (HoldingReceiver receiver = new HoldingReceiver(); DestinationRegistry registry = registry(meters, 3)) {
@@ -154,7 +246,7 @@ class DestinationConcurrencyIT {
             List<DeliveryResult> refused = results.stream().filter(CompletableFuture::isDone)
                     .map(CompletableFuture::join).toList();
             assertEquals(2, refused.size(), "limit 4 + queue 3 of 9: two refused at once");
-            assertTrue(refused.stream().allMatch(r -> r.outcome() == Outcome.RETRY && r.throttled()
+            assertTrue(refused.stream().allMatch(r -> r.outcome() == Outcome.RETRY && r.throttled() && r.shed()
                     && r.reason().contains("delivery.maxQueuedPerDestination")), refused.toString());
             receiver.open();
             CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS)

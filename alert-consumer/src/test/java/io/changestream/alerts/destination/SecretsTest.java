@@ -100,4 +100,27 @@ class SecretsTest {
         assertFalse(Secrets.isSecretField("endpoint"));
         assertFalse(Secrets.isSecretField("httpMethod"));
     }
+
+    @Test
+    void aMaskedSecretDoesNotFollowANewEndpointOrType() {
+        io.changestream.topics.model.SubscriptionType webhook = io.changestream.topics.model.SubscriptionType.WEBHOOK;
+        io.changestream.topics.model.SubscriptionType slack = io.changestream.topics.model.SubscriptionType.SLACK;
+        JsonNode stored = Fixtures.json("{\"endpoint\":\"https://a.example/h\",\"headers\":{\"X-Api-Key\":\"k1\"}}");
+        JsonNode same = Secrets.unmaskForUpdate(webhook, Secrets.masked(webhook, stored), webhook, stored);
+        assertEquals(stored, same, "same target: the stored secrets are kept");
+
+        JsonNode moved = Secrets.masked(webhook, stored).deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) moved).put("endpoint", "https://b.example/h");
+        DestinationConfigException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                DestinationConfigException.class, () -> Secrets.unmaskForUpdate(webhook, moved, webhook, stored));
+        assertEquals("config.headers.X-Api-Key", refused.field());
+        DestinationConfigException retyped = org.junit.jupiter.api.Assertions.assertThrows(
+                DestinationConfigException.class, () -> Secrets.unmaskForUpdate(slack, Secrets.masked(webhook, stored),
+                        webhook, stored));
+        assertEquals("config.headers.X-Api-Key", retyped.field());
+
+        ((com.fasterxml.jackson.databind.node.ObjectNode) moved.get("headers")).put("X-Api-Key", "k2");
+        assertEquals("k2", Secrets.unmaskForUpdate(webhook, moved, webhook, stored).get("headers").get("X-Api-Key")
+                .asText(), "a new target with its secrets sent again is fine");
+    }
 }

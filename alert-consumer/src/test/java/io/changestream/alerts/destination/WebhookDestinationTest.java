@@ -182,7 +182,7 @@ class WebhookDestinationTest {
     @Test
     void oversizedBodiesAndBadConfigArePermanent() {
         WebhookDestination tiny = new WebhookDestination(new HttpSender(
-                new HttpSettings(true, 64, 1024, Duration.ofHours(1), 4), Clock.systemUTC()));
+                new HttpSettings(true, 64, 1024, Duration.ofHours(1), Duration.ofSeconds(30)), Clock.systemUTC()));
         DeliveryResult big = tiny.deliver(request(""));
         assertEquals(Outcome.PERMANENT, big.outcome());
         assertTrue(big.reason().contains("http.maxRequestBytes"), big.reason());

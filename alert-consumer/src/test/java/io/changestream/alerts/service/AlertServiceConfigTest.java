@@ -64,6 +64,35 @@ class AlertServiceConfigTest {
     }
 
     @Test
+    void aRequestDeadlineNotBelowTheProcessingTimeoutIsRefusedAtStartAndTheBulkheadSettingsAreRead() {
+        Map<String, String> s = new HashMap<>(minimal());
+        s.put("delivery.maxRequestTime", "PT2M");
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> AlertServiceConfig.from(s, Map.of()));
+        assertTrue(refused.getMessage().contains("delivery.maxRequestTime")
+                && refused.getMessage().contains("runtime.processingTimeout"), refused.getMessage());
+        s.put("delivery.maxRequestTime", "PT45S");
+        s.put("delivery.stallTimeout", "PT2S");
+        s.put("delivery.maxQueueWait", "PT20S");
+        AlertServiceConfig c = AlertServiceConfig.from(s, Map.of());
+        assertEquals(java.time.Duration.ofSeconds(45), c.destinations().http().maxRequestTime());
+        assertEquals(java.time.Duration.ofSeconds(2), c.delivery().stallTimeout());
+        assertEquals(java.time.Duration.ofSeconds(20), c.delivery().maxQueueWait());
+    }
+
+    @Test
+    void aProducerDeliveryTimeoutNotBelowTheAckWaitIsRefusedAtStart() {
+        Map<String, String> s = new HashMap<>(minimal());
+        s.put("kafka.delivery.timeout.ms", "120000"); // Kafka's default: a write given up after 10 s lands later
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> AlertServiceConfig.from(s, Map.of()));
+        assertTrue(refused.getMessage().contains("kafka.delivery.timeout.ms")
+                && refused.getMessage().contains("ledger.ackTimeout"), refused.getMessage());
+        s.put("ledger.ackTimeout", "PT3M");
+        AlertServiceConfig.from(s, Map.of()); // below the wait: accepted
+    }
+
+    @Test
     void environmentOverridesFileKeysAndAddsKafkaProperties(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("alerts.properties");
         Files.writeString(file, "kafka.bootstrap.servers=file:9092\nadmin.bearerToken=file-token-0123456789\n"

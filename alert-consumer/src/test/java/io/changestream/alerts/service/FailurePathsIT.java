@@ -76,6 +76,9 @@ class FailurePathsIT {
         Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
         settings.put("destinations.breaker.failureThreshold", "3"); // /down fails twice and stays closed
         settings.put("destinations.breaker.openDuration", "PT1S");
+        // the black hole's pairs leave the commit path when it stalls (decision 2101): its retry path backs off 1 s
+        settings.put("retry.initialBackoff", "PT1S");
+        settings.put("retry.recheckInterval", "PT0.2S");
         AlertTestSupport.smtp(settings, SMTP.getSmtp().getPort());
         settings.put("smtp.username", "alerts");
         settings.put("smtp.password", SMTP_PASSWORD);

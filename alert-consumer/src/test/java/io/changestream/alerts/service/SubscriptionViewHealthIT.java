@@ -72,4 +72,33 @@ class SubscriptionViewHealthIT {
             assertEquals(1, receiver.hits("/hook").size());
         }
     }
+
+    /** Issue 21: the {@code /status} view's reader is supervised too, and one that cannot be restarted fails liveness. */
+    @Test
+    void aStatusViewReaderThatCannotBeRestartedFailsLiveness() throws Exception {
+        String namespace = AlertTestSupport.namespace("status-health");
+        TopicCatalog catalog = AlertTestSupport.catalog(namespace, 1);
+        AlertTestSupport.provision(BROKER, catalog);
+        Map<String, String> settings = AlertTestSupport.settings(BROKER, namespace, "status-" + UUID.randomUUID());
+        settings.put("status.restartBackoff", "PT0.1S");
+        settings.put("status.restartMaxBackoff", "PT0.2S");
+        settings.put("status.maxRestarts", "1");
+        settings.put("kafka.default.api.timeout.ms", "3000"); // the view's end-offset read times out in 3 s
+        settings.put("kafka.request.timeout.ms", "2500"); // clients want it below the API timeout
+        try (AlertService service = AlertService.start(AlertTestSupport.config(settings))) {
+            int port = service.httpPort();
+            String id = create(port, request("status-health", "[\"table\"]", "[]",
+                    "[" + webhook("Webhook", "https://hooks.example.com/s", null) + "]", 3));
+            assertEquals(200, call(port, "GET", "/health/live", null, null).status());
+            try (Admin admin = BROKER.admin()) {
+                admin.deleteTopics(List.of(catalog.alertDlq().name())).all().get();
+            }
+            assertEquals(200, call(port, "GET", "/api/v1/events/subscriptions/" + id + "/status", null).status(),
+                    "the answer stays, current=false");
+            Awaitility.await().atMost(Duration.ofSeconds(60))
+                    .until(() -> call(port, "GET", "/health/live", null, null).status() == 503);
+            String body = call(port, "GET", "/health/live", null, null).body();
+            assertTrue(body.contains("status view reader") && body.contains("given up"), body);
+        }
+    }
 }

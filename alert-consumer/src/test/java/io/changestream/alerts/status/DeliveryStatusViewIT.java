@@ -1,9 +1,11 @@
 package io.changestream.alerts.status;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.alerts.ledger.LedgerRecords;
+import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.subscription.DestinationStatus;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
@@ -17,17 +19,22 @@ import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -46,14 +53,8 @@ class DeliveryStatusViewIT {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String ledger = "status-ledger-" + suffix;
         String dlq = "status-dlq-" + suffix;
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(ledger, 2, (short) 1), new NewTopic(dlq, 1, (short) 1)))
-                    .all().get();
-        }
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"),
-                new StringSerializer(), new StringSerializer())) {
+        createTopics(ledger, 2, dlq);
+        try (KafkaProducer<String, String> producer = producer()) {
             DeliveryRecord e1 = pair(GROUP, "s1", "e1", DeliveryRecord.DELIVERED, 1, 1_000);
             send(producer, ledger, 0, e1);
             send(producer, ledger, 1, e1); // written again (a retried ack): counts once
@@ -112,6 +113,70 @@ class DeliveryStatusViewIT {
             assertTrue(bounded.current());
             assertEquals(2, bounded.statuses(s1).get(2).delivered());
             assertEquals(0, bounded.statuses(s2).get(0).delivered(), "beyond status.maxEntries nothing is tracked");
+        }
+    }
+
+    /**
+     * Issue 21: a reason holding a chat webhook's URL (the path is the credential) and Jetty's request line reaches
+     * neither {@code alert-dlq} (through the writer) nor {@code /status} (also for a record written before the rule).
+     */
+    @Test
+    void aReasonWithTheWebhookPathReachesNeitherTheDeadLetterTopicNorStatus() throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String ledger = "redact-ledger-" + suffix;
+        String dlq = "redact-dlq-" + suffix;
+        createTopics(ledger, 1, dlq);
+        String jetty = "I/O error: java.io.EOFException: HttpConnectionOverHTTP@1(l:/127.0.0.1:1 <-> r:/127.0.0.1:2)"
+                + "=>HttpExchange@2{req=HttpRequest[POST /services/T0SECRET/B0SECRET/XXXX HTTP/1.1]@3} via "
+                + "https://hooks.slack.com/services/T0SECRET/B0SECRET/XXXX?token=q-secret";
+        try (KafkaProducer<String, String> producer = producer()) {
+            FailedEvent old = new FailedEvent("s1", event("e1"), jetty, FailureSource.SUBSCRIBER, 0, 1, 1_000, "w1");
+            producer.send(new ProducerRecord<>(dlq, old.key(), Serdes.failedEvent().toJson(old))).get();
+            new DeadLetterWriter(dlq, producer, Duration.ofSeconds(10), new SimpleMeterRegistry())
+                    .write(new FailedEvent("s1", event("e2"), jetty, FailureSource.SUBSCRIBER, 0, 1, 2_000, "w2"));
+        }
+        List<String> written = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringDeserializer(), new StringDeserializer())) {
+            TopicPartition tp = new TopicPartition(dlq, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (written.size() < 2 && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> written.add(r.value()));
+            }
+        }
+        assertEquals(2, written.size());
+        assertTrue(written.get(0).contains("B0SECRET"), "the record written before the rule holds it");
+        assertFalse(written.get(1).contains("SECRET") || written.get(1).contains("q-secret"), written.get(1));
+        assertTrue(written.get(1).contains("https://hooks.slack.com/********"), written.get(1));
+
+        EventSubscription s1 = EventSubscription.builder("s1", "one").destinations(List.of(
+                webhook("w1", "https://hooks.example.com/a"), webhook("w2", "https://hooks.example.com/b"))).build();
+        try (DeliveryStatusView view = DeliveryStatusView.start(
+                new StatusSettings(ledger, dlq, GROUP, 100, 1_000, Duration.ofSeconds(10)),
+                Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+            assertTrue(view.current());
+            for (DestinationStatus d : view.statuses(s1)) {
+                assertEquals(1, d.deadLettered());
+                assertFalse(d.lastFailedReason().contains("SECRET") || d.lastFailedReason().contains("q-secret"),
+                        d.lastFailedReason());
+                assertTrue(d.lastFailedReason().contains("POST /******** HTTP/1.1"), d.lastFailedReason());
+            }
+        }
+    }
+
+    private KafkaProducer<String, String> producer() {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer());
+    }
+
+    private void createTopics(String ledger, int ledgerPartitions, String dlq) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(ledger, ledgerPartitions, (short) 1),
+                    new NewTopic(dlq, 1, (short) 1))).all().get();
         }
     }
 

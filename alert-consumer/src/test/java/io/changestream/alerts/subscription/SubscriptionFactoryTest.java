@@ -118,10 +118,11 @@ class SubscriptionFactoryTest {
     void anUpdateKeepsTheIdBumpsTheVersionAndKeepsAMaskedSecret() {
         EventSubscription first = factory.fromRequest(Requests.json(Requests.create("t",
                 "https://hooks.example.com/om")), null, "admin");
-        ObjectNode again = (ObjectNode) Requests.json(Requests.create("t", "https://hooks.example.com/v2"));
+        ObjectNode again = (ObjectNode) Requests.json(Requests.create("t", "https://hooks.example.com/om"));
         ObjectNode destination = (ObjectNode) again.get("destinations").get(0);
         destination.put("id", first.destinations().get(0).id());
         ((ObjectNode) destination.get("config")).put("secretKey", Secrets.MASK);
+        ((ObjectNode) destination.get("config").get("headers")).put("X-Team", "ops"); // same endpoint (issue 21)
 
         EventSubscription second = factory.fromRequest(again, first, "admin");
 
@@ -129,7 +130,7 @@ class SubscriptionFactoryTest {
         assertEquals(0.2, second.version());
         JsonNode config = second.destinations().get(0).config();
         assertEquals("top-secret-key", config.get("secretKey").asText());
-        assertEquals("https://hooks.example.com/v2", config.get("endpoint").asText());
+        assertEquals("ops", config.get("headers").get("X-Team").asText());
         assertNotEquals(first.destinations().get(0).config(), config);
     }
 }

@@ -207,4 +207,89 @@ class SubscriptionRoutesIT {
         assertEquals(404, call("GET", "/name/missing", null).statusCode());
         assertEquals(404, call("PUT", "/" + UUID.randomUUID(), Requests.create("x", "https://e.x/h")).statusCode());
     }
+
+    @Test
+    void aPutThatMovesADestinationMustCarryItsSecretsAgain() throws Exception {
+        HttpResponse<String> created = call("POST", "", Requests.create("moving", "https://hooks.example.com/m"));
+        assertEquals(201, created.statusCode(), created.body());
+        String id = Requests.json(created.body()).get("id").asText();
+        ObjectNode edited = (ObjectNode) Requests.json(call("GET", "/" + id, null).body());
+        ObjectNode config = (ObjectNode) edited.get("destinations").get(0).get("config");
+        config.put("endpoint", "https://elsewhere.example.org/m"); // secretKey and headers stay masked
+
+        for (String path : List.of("", "/" + id)) {
+            HttpResponse<String> moved = call("PUT", path, edited.toString());
+            assertEquals(400, moved.statusCode(), moved.body());
+            String message = Requests.json(moved.body()).get("message").asText();
+            assertTrue(message.startsWith("destinations[0].config.secretKey:"), message);
+            assertTrue(message.contains("config.endpoint changed"), message);
+        }
+        ObjectNode retyped = (ObjectNode) Requests.json(call("GET", "/" + id, null).body());
+        ((ObjectNode) retyped.get("destinations").get(0)).put("type", "Generic");
+        HttpResponse<String> typeChanged = call("PUT", "", retyped.toString());
+        assertEquals(400, typeChanged.statusCode(), typeChanged.body());
+        assertTrue(typeChanged.body().contains("destinations[0].config.secretKey") && typeChanged.body()
+                .contains("type changed"), typeChanged.body());
+        JsonNode kept = store.get(id).orElseThrow().subscription().destinations().get(0).config();
+        assertEquals("https://hooks.example.com/m", kept.get("endpoint").asText(), "nothing was stored");
+        assertEquals(SECRET, kept.get("secretKey").asText());
+
+        ObjectNode copied = edited.deepCopy(); // the masked view POSTed as a new subscription: no secret behind it
+        copied.put("name", "moving-copy");
+        copied.remove("id");
+        ((ObjectNode) copied.get("destinations").get(0).get("config")).put("endpoint", "https://hooks.example.com/m");
+        HttpResponse<String> copy = call("POST", "", copied.toString());
+        assertEquals(400, copy.statusCode(), copy.body());
+        assertTrue(Requests.json(copy.body()).get("message").asText().startsWith(
+                "destinations[0].config.secretKey: is the masked value"), copy.body());
+        assertTrue(store.byName("moving-copy").isEmpty());
+
+        config.put("secretKey", "the-new-hosts-key");
+        config.putObject("headers").put("X-Team", "data");
+        HttpResponse<String> withSecrets = call("PUT", "", edited.toString());
+        assertEquals(200, withSecrets.statusCode(), withSecrets.body());
+        JsonNode moved = store.get(id).orElseThrow().subscription().destinations().get(0).config();
+        assertEquals("https://elsewhere.example.org/m", moved.get("endpoint").asText());
+        assertEquals("the-new-hosts-key", moved.get("secretKey").asText());
+    }
+
+    /** Issue 21: destination ids are the server's, unique across the service and stable across PUTs. */
+    @Test
+    void destinationIdsAreUniqueAcrossTheServiceAndStableAcrossPuts() throws Exception {
+        ObjectNode request = (ObjectNode) Requests.json(Requests.create("ids-a", "https://hooks.example.com/i0"));
+        com.fasterxml.jackson.databind.node.ArrayNode destinations = (com.fasterxml.jackson.databind.node.ArrayNode)
+                request.get("destinations");
+        ((ObjectNode) destinations.get(0)).remove("id");
+        destinations.add(destinations.get(0).deepCopy());
+        ((ObjectNode) destinations.get(1)).put("id", "fixed-1");
+        ((ObjectNode) destinations.get(1).get("config")).put("endpoint", "https://hooks.example.com/i1");
+        destinations.add(destinations.get(1).deepCopy());
+        ((ObjectNode) destinations.get(2).get("config")).put("endpoint", "https://hooks.example.com/i2");
+
+        HttpResponse<String> created = call("POST", "", request.toString());
+        assertEquals(201, created.statusCode(), created.body());
+        List<String> ids = destinationIds(created.body());
+        assertEquals(3, new java.util.HashSet<>(ids).size(), "unique within the subscription: " + ids);
+        assertEquals("fixed-1", ids.get(1), "a free id is kept");
+        UUID.fromString(ids.get(0)); // made by the server, as the platform does
+        assertEquals(ids, destinationIds(call("PUT", "", request.toString()).body()),
+                "the same request PUT again keeps every id");
+        HttpResponse<String> roundTrip = call("PUT", "", call("GET", "/name/ids-a", null).body());
+        assertEquals(200, roundTrip.statusCode(), roundTrip.body());
+        assertEquals(ids, destinationIds(roundTrip.body()), "GET then PUT keeps every id");
+
+        request.put("name", "ids-b"); // a copy of ids-a: its ids belong to ids-a
+        HttpResponse<String> copy = call("POST", "", request.toString());
+        assertEquals(201, copy.statusCode(), copy.body());
+        List<String> copyIds = destinationIds(copy.body());
+        assertTrue(copyIds.stream().noneMatch(ids::contains), ids + " vs " + copyIds);
+        assertEquals(copyIds, destinationIds(call("PUT", "", request.toString()).body()), "stable for the copy too");
+        assertEquals(ids, destinationIds(call("GET", "/name/ids-a", null).body()), "ids-a keeps its own");
+    }
+
+    private static List<String> destinationIds(String body) {
+        List<String> out = new java.util.ArrayList<>();
+        Requests.json(body).get("destinations").forEach(d -> out.add(d.get("id").asText()));
+        return out;
+    }
 }

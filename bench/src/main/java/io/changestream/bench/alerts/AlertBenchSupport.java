@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -58,11 +59,44 @@ public final class AlertBenchSupport {
      * null leaves the service's default. Returns the subscription's id; throws unless the service answers 201.
      */
     public static String subscribe(int port, String name, String endpoint, Integer retries) throws Exception {
+        return subscribe(port, name, List.of(webhook(endpoint, null, null)), retries);
+    }
+
+    /**
+     * A webhook destination's JSON for {@link #subscribe(int, String, List, Integer)}: its {@code endpoint}, more
+     * config fields ({@code "delivery": "atMostOnce"}, without braces) and the destination's own fields
+     * ({@code "timeout": 10, "readTimeout": 20}), each null for none.
+     */
+    public static String webhook(String endpoint, String config, String fields) {
+        return "{\"category\": \"External\", \"type\": \"Webhook\", \"config\": {\"endpoint\": \"" + endpoint + "\""
+                + (config == null ? "" : ", " + config) + "}" + (fields == null ? "" : ", " + fields) + "}";
+    }
+
+    /**
+     * Creates a real-time subscription matching every event with the given destinations (JSON objects, see
+     * {@link #webhook}); {@code retries} null leaves the service's default. Returns the subscription's id; throws
+     * unless the service answers 201.
+     */
+    public static String subscribe(int port, String name, List<String> destinations, Integer retries)
+            throws Exception {
+        return subscribe(port, name, destinations, retries, null);
+    }
+
+    /**
+     * {@link #subscribe(int, String, List, Integer)} for the events matching a filter {@code condition} in the
+     * platform's language (null: every event).
+     */
+    public static String subscribe(int port, String name, List<String> destinations, Integer retries,
+                                   String condition) throws Exception {
+        String filter = condition == null ? "\"resources\": [\"all\"], \"input\": {\"filters\": [], \"actions\": []},"
+                : "\"filteringRules\": {\"resources\": [\"all\"], \"rules\": [{\"name\": \"only\", \"effect\": \"include\", "
+                + "\"condition\": \"" + condition.replace("\\", "\\\\") + "\"}]},";
         String body = """
                 {"name": "%s", "alertType": "Notification", "trigger": {"triggerType": "RealTime"},
-                 "resources": ["all"], "input": {"filters": [], "actions": []},%s
-                 "destinations": [{"category": "External", "type": "Webhook", "config": {"endpoint": "%s"}}]}
-                """.formatted(name, retries == null ? "" : " \"retries\": " + retries + ",", endpoint);
+                 %s%s
+                 "destinations": [%s]}
+                """.formatted(name, filter, retries == null ? "" : " \"retries\": " + retries + ",",
+                String.join(", ", destinations));
         HttpResponse<String> r = call(port, "POST", "/api/v1/events/subscriptions", body);
         if (r.statusCode() != 201) {
             throw new IllegalStateException("subscription not created: " + r.statusCode() + " " + r.body());

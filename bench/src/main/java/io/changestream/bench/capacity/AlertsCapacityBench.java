@@ -97,6 +97,7 @@ public final class AlertsCapacityBench {
             // the service over the pre-filled topic
             long started = System.nanoTime();
             long doneCpu = -1;
+            long shed;
             try (AlertService service = AlertService.start(AlertServiceConfig.from(settings, Map.of()))) {
                 long until = System.currentTimeMillis() + Math.max(120_000, pairs / 5);
                 long seen = -1;
@@ -115,8 +116,11 @@ public final class AlertsCapacityBench {
                     }
                 }
                 LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // late duplicates, if any
-                System.err.printf(Locale.ROOT, "service: %d pairs in %.1f s since start%n", receiver.distinct(),
-                        (System.nanoTime() - started) / 1e9);
+                shed = (long) service.meters().find("changestream.alert.deliveries.shed").functionCounters().stream()
+                        .mapToDouble(io.micrometer.core.instrument.FunctionCounter::count).sum();
+                System.err.printf(Locale.ROOT, "service: %d pairs in %.1f s since start; %d shed to the retry path "
+                        + "by the destinations' bulkheads%n", receiver.distinct(), (System.nanoTime() - started) / 1e9,
+                        shed);
             }
             long delivered = receiver.distinct();
             long duplicates = receiver.hits() - delivered;
@@ -142,11 +146,11 @@ public final class AlertsCapacityBench {
                             + "\"subscriptions\":%d,\"warmup\":%.2f,\"deliveries_per_sec\":%.0f,"
                             + "\"limit_per_sec\":%.0f,\"ratio\":%.2f,\"deliveries_per_sec_whole\":%.0f,"
                             + "\"limit_per_sec_whole\":%.0f,\"ratio_whole\":%.2f,\"cpu_us_per_delivery\":%s,"
-                            + "\"limit_cpu_us_per_request\":%.0f,\"lost\":%d,\"duplicates\":%d}%n",
+                            + "\"limit_cpu_us_per_request\":%.0f,\"lost\":%d,\"duplicates\":%d,\"shed\":%d}%n",
                     events, subscriptions, warmupFraction, service.steady(), limit.steady(),
                     service.steady() / limit.steady(), service.whole(), limit.whole(),
                     service.whole() / limit.whole(), jsonMicros(service.cpuMicros()), limit.cpuMicros(),
-                    pairs - delivered, duplicates);
+                    pairs - delivered, duplicates, shed);
         }
         System.out.print(report); // after every component stopped: RESULT stays the last line
         System.out.flush();

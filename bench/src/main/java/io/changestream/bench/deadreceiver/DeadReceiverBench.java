@@ -11,8 +11,15 @@ import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.TopicKeys;
 import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.Gauge;
+import java.io.BufferedInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,33 +45,46 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Two webhook subscriptions on one alert service, events produced to {@code changes} at a fixed rate. Phase 1 (the
- * baseline, same run): only the healthy subscription — its produce → receive p99 and the group's lag. Phase 2: the
- * dead subscription is added, its receiver answering {@code 503 Retry-After: 3600} (mode 503) or {@code 410} (mode
- * 410), and as many events again at the same rate: the healthy p99 and the lag must stay flat (p99 ≤ 2× phase 1,
- * lag ≤ one second of events), the dead subscription's pairs end parked on the retry path. Then the receiver
- * answers 200, the destination is resumed through the admin API, and every parked pair must arrive, in per-entity
- * order. Everything in this JVM (broker, alert service, receivers); the last line printed is {@code RESULT {...}}.
+ * Two subscriptions on one alert service, events produced to {@code changes} at a fixed rate. Phase 1 (the baseline,
+ * same run): only the healthy webhook subscription — its produce → receive p99 and the group's lag. Phase 2: a bad
+ * subscription is added and as many events again are produced at the same rate; the healthy p99 must stay flat. The
+ * bad receiver, by mode: {@code 503} answers {@code 503 Retry-After: 3600}; {@code 410} answers 410 (suspends);
+ * {@code hang} accepts, reads and never answers (the destination's {@code timeout + readTimeout} at the service's
+ * maximum); {@code slow} answers after 10 s; {@code flaky} answers 503 (no Retry-After) for 60 s, then 200;
+ * {@code churn} is one subscription (of 5 of the 1,000 entities) with seventeen webhook destinations of seventeen
+ * distinct timeouts plus an at-most-once destination answering after 3 s. Then the receiver answers 200, the
+ * destination is resumed through the admin API, and every pair must arrive once, in per-entity order. Counted per
+ * mode: lost, duplicates, order violations, requests aborted at the other destinations (a response the healthy
+ * receiver could not write), connections still open to the bad receiver at the end. Everything in this JVM
+ * (broker, alert service, receivers); the last line printed is {@code RESULT {...}}.
  *
- * <p>Arguments: rate (events/s, default 1000), seconds per phase (default 60), modes ({@code 503,410}).
+ * <p>Arguments: rate (events/s, default 1000), seconds per phase (default 60), modes
+ * ({@code 503,410,hang,slow,flaky,churn}).
  */
 public final class DeadReceiverBench {
 
     private static final int ENTITIES = 1_000;
     private static final long LAG_SAMPLE_MILLIS = 250;
+    /** The churn mode's destinations of distinct timeouts. */
+    private static final int CHURN_DESTINATIONS = 17;
+    /** The churn subscription's filter: 5 of the {@value #ENTITIES} entities (its at-most-once receiver takes 3 s). */
+    private static final String CHURN_ENTITIES = "matchAnyEntityFqn({'^svc\\.db\\.t1[0-4]$'})";
+    /** How long the flaky receiver answers 503. */
+    private static final Duration FLAKY_FOR = Duration.ofSeconds(60);
 
     private DeadReceiverBench() {
     }
 
     /** One mode's figures. */
     private record Run(String mode, long healthyP99Alone, long healthyP99, long maxLagAlone, long maxLag,
-                       long parked, long lost, long duplicates, long orderViolations, long drainMillis) {
+                       long parked, long lost, long duplicates, long orderViolations, long drainMillis, long aborted,
+                       long openConnections) {
     }
 
     public static void main(String[] args) throws Exception {
         int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
-        String[] modes = (args.length > 2 ? args[2] : "503,410").split(",");
+        String[] modes = (args.length > 2 ? args[2] : "503,410,hang,slow,flaky,churn").split(",");
         List<Run> runs = new ArrayList<>();
         StringBuilder table = new StringBuilder();
         try (KafkaBroker broker = Brokers.start(Map.of()); Receiver receiver = new Receiver()) {
@@ -73,12 +93,12 @@ public final class DeadReceiverBench {
                 Run run = run(broker, receiver, mode.trim(), rate, seconds, first ? Math.min(seconds, 10) : 3);
                 first = false;
                 runs.add(run);
-                table.append(String.format(Locale.ROOT, "%-5s healthy p99 alone %5d ms, with dead %5d ms (%.2fx); "
-                                + "max lag alone %6d, with dead %6d events; parked %6d; lost %d; duplicates %d; "
-                                + "order violations %d; drain after resume %.1f s%n", run.mode(), run.healthyP99Alone(),
-                        run.healthyP99(), run.healthyP99() / (double) Math.max(1, run.healthyP99Alone()),
-                        run.maxLagAlone(), run.maxLag(), run.parked(), run.lost(), run.duplicates(),
-                        run.orderViolations(), run.drainMillis() / 1000.0));
+                table.append(String.format(Locale.ROOT, "%-5s healthy p99 alone %5d ms, with bad %5d ms (%.2fx); "
+                                + "max lag alone %6d, with bad %6d events; parked %6d; lost %d; duplicates %d; "
+                                + "order violations %d; aborted %d; open connections %d; drain after resume %.1f s%n",
+                        run.mode(), run.healthyP99Alone(), run.healthyP99(), ratio(run), run.maxLagAlone(),
+                        run.maxLag(), run.parked(), run.lost(), run.duplicates(), run.orderViolations(),
+                        run.aborted(), run.openConnections(), run.drainMillis() / 1000.0));
             }
         }
         Run worst = runs.get(0);
@@ -87,21 +107,29 @@ public final class DeadReceiverBench {
         StringBuilder perMode = new StringBuilder();
         for (Run r : runs) {
             perMode.append(perMode.length() == 0 ? "" : ",").append(String.format(Locale.ROOT,
-                    "{\"mode\":\"%s\",\"healthy_p99_ms\":%d,\"healthy_p99_ms_alone\":%d,\"max_lag_events\":%d,"
-                            + "\"max_lag_events_alone\":%d,\"parked\":%d,\"lost\":%d,\"duplicates\":%d,"
-                            + "\"order_violations\":%d,\"drain_seconds\":%.1f}", r.mode(), r.healthyP99(),
-                    r.healthyP99Alone(), r.maxLag(), r.maxLagAlone(), r.parked(), r.lost(), r.duplicates(),
-                    r.orderViolations(), r.drainMillis() / 1000.0));
+                    "{\"mode\":\"%s\",\"healthy_p99_ms\":%d,\"healthy_p99_ms_alone\":%d,\"p99_ratio\":%.2f,"
+                            + "\"max_lag_events\":%d,\"max_lag_events_alone\":%d,\"parked\":%d,\"lost\":%d,"
+                            + "\"duplicates\":%d,\"order_violations\":%d,\"aborted\":%d,\"open_connections\":%d,"
+                            + "\"drain_seconds\":%.1f}", r.mode(), r.healthyP99(), r.healthyP99Alone(), ratio(r),
+                    r.maxLag(), r.maxLagAlone(), r.parked(), r.lost(), r.duplicates(), r.orderViolations(),
+                    r.aborted(), r.openConnections(), r.drainMillis() / 1000.0));
         }
         System.out.print(table);
         System.out.printf(Locale.ROOT, "RESULT {\"scenario\":\"dead-receiver\",\"rate\":%d,\"seconds\":%d,"
                         + "\"healthy_p99_ms\":%d,\"healthy_p99_ms_alone\":%d,\"max_lag_events\":%d,\"parked\":%d,"
-                        + "\"lost\":%d,\"runs\":[%s]}%n", rate, seconds, p99, alone,
+                        + "\"lost\":%d,\"duplicates\":%d,\"order_violations\":%d,\"aborted\":%d,"
+                        + "\"worst_p99_ratio\":%.2f,\"runs\":[%s]}%n", rate, seconds, p99, alone,
                 runs.stream().mapToLong(Run::maxLag).max().orElse(-1),
                 runs.stream().mapToLong(Run::parked).min().orElse(worst.parked()),
-                runs.stream().mapToLong(Run::lost).sum(), perMode);
+                runs.stream().mapToLong(Run::lost).sum(), runs.stream().mapToLong(Run::duplicates).sum(),
+                runs.stream().mapToLong(Run::orderViolations).sum(), runs.stream().mapToLong(Run::aborted).sum(),
+                runs.stream().mapToDouble(DeadReceiverBench::ratio).max().orElse(-1), perMode);
         System.out.flush();
         System.exit(0);
+    }
+
+    private static double ratio(Run r) {
+        return r.healthyP99() / (double) Math.max(1, r.healthyP99Alone());
     }
 
     private static Run run(KafkaBroker broker, Receiver receiver, String mode, int rate, int seconds,
@@ -110,49 +138,135 @@ public final class DeadReceiverBench {
         String group = ns + "alerts";
         TopicCatalog catalog = AlertBenchSupport.provision(broker, ns);
         String healthyPath = "/healthy-" + mode;
-        String deadPath = "/dead-" + mode;
-        receiver.answer(deadPath, mode.equals("410") ? 410 : 503, mode.equals("410") ? null : "3600");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers()))) {
+                broker.bootstrapServers()));
+             BadReceiver bad = new BadReceiver()) {
             try (AlertService alerts = AlertService.start(AlertServiceConfig.from(
                          AlertBenchSupport.settings(broker, ns, group), Map.of()));
                  KafkaProducer<String, String> producer = producer(broker)) {
-                subscribe(alerts.httpPort(), "healthy-" + mode, receiver.url(healthyPath));
+                subscribe(alerts.httpPort(), "healthy-" + mode, List.of(AlertBenchSupport.webhook(
+                        receiver.url(healthyPath), null, null)));
                 // warm-up: class loading and JIT on the healthy path, not measured
                 Map<String, Long> warm = produce(producer, catalog, rate, warmUpSeconds, null);
-                receiver.await(healthyPath, warm.keySet(), Duration.ofSeconds(60));
+                receiver.arrivals.await(healthyPath, warm.keySet(), Duration.ofSeconds(60));
                 System.err.printf("%s: phase 1, healthy alone, %d events/s for %d s%n", mode, rate, seconds);
                 LagSampler lagAlone = new LagSampler(admin, group, catalog.changes());
                 Map<String, Long> alone = produce(producer, catalog, rate, seconds, null);
-                receiver.await(healthyPath, alone.keySet(), Duration.ofSeconds(120));
+                receiver.arrivals.await(healthyPath, alone.keySet(), Duration.ofSeconds(120));
                 lagAlone.stop();
-                long p99Alone = receiver.p99(healthyPath, alone);
+                long p99Alone = receiver.arrivals.p99(healthyPath, alone);
+                long abortedBefore = receiver.aborted();
 
-                String dead = subscribe(alerts.httpPort(), "dead-" + mode, receiver.url(deadPath));
-                System.err.printf("%s: phase 2, with the dead receiver, %d events/s for %d s%n", mode, rate, seconds);
+                List<String> badPaths = new ArrayList<>();
+                String dead = AlertBenchSupport.subscribe(alerts.httpPort(), "bad-" + mode, badDestinations(mode,
+                        receiver, bad, badPaths), 100_000, mode.equals("churn") ? CHURN_ENTITIES : null);
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // the subscription view of the processor
+                long phase2 = System.currentTimeMillis();
+                behave(mode, bad, phase2);
+                System.err.printf("%s: phase 2, with the bad receiver, %d events/s for %d s%n", mode, rate, seconds);
                 List<String> order = new ArrayList<>();
                 LagSampler lag = new LagSampler(admin, group, catalog.changes());
-                Map<String, Long> withDead = produce(producer, catalog, rate, seconds, order);
-                receiver.await(healthyPath, withDead.keySet(), Duration.ofSeconds(120));
-                long p99 = receiver.p99(healthyPath, withDead);
-                long parked = awaitParked(alerts, withDead.size(), Duration.ofSeconds(60));
+                Map<String, Long> withBad = produce(producer, catalog, rate, seconds, order);
+                receiver.arrivals.await(healthyPath, withBad.keySet(), Duration.ofSeconds(120));
+                long p99 = receiver.arrivals.p99(healthyPath, withBad);
+                long parked = mode.equals("503") || mode.equals("410")
+                        ? awaitParked(alerts, withBad.size(), Duration.ofSeconds(60)) : retryDepth(alerts);
                 lag.stop();
+                long aborted = receiver.aborted() - abortedBefore;
 
-                System.err.printf("%s: receiver recovers, destination resumed; %d parked pairs to drain%n", mode,
-                        parked);
-                receiver.answer(deadPath, 200, null);
+                if (mode.equals("flaky")) { // the receiver recovers by itself after FLAKY_FOR
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(0,
+                            phase2 + FLAKY_FOR.toMillis() - System.currentTimeMillis())));
+                }
+                System.err.printf("%s: receiver recovers, destination resumed; %d pairs in the retry path%n", mode,
+                        retryDepth(alerts));
+                bad.answer(200, null);
                 long resumedAt = System.currentTimeMillis();
                 AlertBenchSupport.resume(alerts.httpPort(), dead);
-                receiver.await(deadPath, withDead.keySet(), Duration.ofSeconds(60 + withDead.size() / 20L));
-                long drain = receiver.lastFirstArrival(deadPath) - resumedAt;
+                java.util.Set<String> expected = mode.equals("churn") ? churnIds(order) : withBad.keySet();
+                Duration drainBound = Duration.ofSeconds(120 + withBad.size() / 20L);
+                for (String path : badPaths) {
+                    arrivalsOf(path, receiver, bad).await(path, expected, drainBound);
+                }
+                long drain = badPaths.stream().mapToLong(path -> arrivalsOf(path, receiver, bad)
+                        .lastFirstArrival(path)).max().orElse(resumedAt) - resumedAt;
                 LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
-                long lost = receiver.missing(healthyPath, alone.keySet()) + receiver.missing(healthyPath,
-                        withDead.keySet()) + receiver.missing(deadPath, withDead.keySet());
-                long duplicates = receiver.duplicates(healthyPath) + receiver.duplicates(deadPath);
-                return new Run(mode, p99Alone, p99, lagAlone.max(), lag.max(), parked, lost, duplicates,
-                        receiver.orderViolations(deadPath, order), drain);
+                long lost = receiver.arrivals.missing(healthyPath, alone.keySet())
+                        + receiver.arrivals.missing(healthyPath, withBad.keySet());
+                long duplicates = receiver.arrivals.duplicates(healthyPath);
+                long violations = 0;
+                for (String path : badPaths) {
+                    Arrivals a = arrivalsOf(path, receiver, bad);
+                    lost += a.missing(path, expected);
+                    duplicates += a.duplicates(path);
+                    violations += a.orderViolations(path, order);
+                }
+                return new Run(mode, p99Alone, p99, lagAlone.max(), lag.max(), parked, lost, duplicates, violations,
+                        Math.max(0, drain), aborted, bad.openConnections());
             }
         }
+    }
+
+    /** The bad subscription's destinations of a mode; their paths (at the receiver that records them) go to paths. */
+    private static List<String> badDestinations(String mode, Receiver receiver, BadReceiver bad, List<String> paths) {
+        List<String> out = new ArrayList<>();
+        if (mode.equals("churn")) {
+            for (int i = 1; i <= CHURN_DESTINATIONS; i++) {
+                String path = "/churn-" + i;
+                paths.add(path);
+                out.add(AlertBenchSupport.webhook(receiver.url(path), null, "\"timeout\": " + i + ", \"readTimeout\": 5"));
+            }
+            paths.add(BadReceiver.PATH);
+            out.add(AlertBenchSupport.webhook(bad.url(), "\"delivery\": \"atMostOnce\"", null));
+            return out;
+        }
+        paths.add(BadReceiver.PATH);
+        // hang: the longest timeouts the service accepts (delivery.maxRequestTime 30 s)
+        out.add(AlertBenchSupport.webhook(bad.url(), null, mode.equals("hang") ? "\"timeout\": 10, \"readTimeout\": 20"
+                : null));
+        return out;
+    }
+
+    /** Sets the bad receiver's behaviour for a mode, from the start of phase 2. */
+    private static void behave(String mode, BadReceiver bad, long phase2) {
+        switch (mode) {
+            case "503" -> bad.answer(503, "3600");
+            case "410" -> bad.answer(410, null);
+            case "hang" -> bad.hang();
+            case "slow" -> bad.slow(10_000);
+            case "flaky" -> bad.flaky(phase2 + FLAKY_FOR.toMillis());
+            case "churn" -> bad.slow(3_000);
+            default -> throw new IllegalArgumentException("unknown mode " + mode
+                    + " (503, 410, hang, slow, flaky, churn)");
+        }
+    }
+
+    /** The event ids of phase 2 that the churn subscription's filter selects (entities t10…t14). */
+    private static java.util.Set<String> churnIds(List<String> order) {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (String idEntity : order) {
+            String[] parts = idEntity.split(" ");
+            for (int e = 10; e <= 14; e++) {
+                if (parts[1].equals(entity(e))) {
+                    ids.add(parts[0]);
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** The id of entity {@code i} (fqn {@code svc.db.t<i>}). */
+    private static String entity(long i) {
+        return UUID.nameUUIDFromBytes(("dead-bench-" + i).getBytes()).toString();
+    }
+
+    private static Arrivals arrivalsOf(String path, Receiver receiver, BadReceiver bad) {
+        return path.equals(BadReceiver.PATH) ? bad.arrivals : receiver.arrivals;
+    }
+
+    private static long retryDepth(AlertService alerts) {
+        Gauge depth = alerts.meters().find("changestream.alert.retry.depth").gauge();
+        return depth == null ? 0 : (long) depth.value();
     }
 
     private static KafkaProducer<String, String> producer(KafkaBroker broker) {
@@ -176,7 +290,7 @@ public final class DeadReceiverBench {
             if (wait > 2_000_000) {
                 LockSupport.parkNanos(wait);
             }
-            String entity = UUID.nameUUIDFromBytes(("dead-bench-" + (i % ENTITIES)).getBytes()).toString();
+            String entity = entity(i % ENTITIES);
             long now = System.currentTimeMillis();
             ChangeEvent e = new ChangeEvent(UUID.randomUUID().toString(), ChangeEvent.ENTITY_UPDATED, "table", entity,
                     null, "svc.db.t" + (i % ENTITIES), 0.1, 0.2, "bench", null, now, null, null, null);
@@ -206,9 +320,9 @@ public final class DeadReceiverBench {
         return most;
     }
 
-    /** A webhook subscription that retries for as long as the bench runs; returns its id. */
-    private static String subscribe(int port, String name, String endpoint) throws Exception {
-        String id = AlertBenchSupport.subscribe(port, name, endpoint, 100_000);
+    /** A subscription that retries for as long as the bench runs; returns its id. */
+    private static String subscribe(int port, String name, List<String> destinations) throws Exception {
+        String id = AlertBenchSupport.subscribe(port, name, destinations, 100_000);
         LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // the subscription view of the processor
         return id;
     }
@@ -255,54 +369,20 @@ public final class DeadReceiverBench {
         }
     }
 
-    /** A local receiver: per path a status (and Retry-After), every request recorded by its Idempotency-Key. */
-    private static final class Receiver implements AutoCloseable {
-        private final HttpServer server;
-        private final ExecutorService pool = Executors.newFixedThreadPool(32);
-        private final Map<String, Integer> statuses = new ConcurrentHashMap<>();
-        private final Map<String, String> retryAfters = new ConcurrentHashMap<>();
+    /** Per path, the 2xx answers by event id (from {@code Idempotency-Key: <subscription>:<event>}). Thread-safe. */
+    static final class Arrivals {
         /** path → event id → first 2xx arrival. */
         private final Map<String, Map<String, Long>> first = new ConcurrentHashMap<>();
         /** path → the event id of every 2xx, in arrival order. */
         private final Map<String, List<String>> okIds = new ConcurrentHashMap<>();
 
-        Receiver() throws IOException {
-            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
-            server.setExecutor(pool);
-            server.createContext("/", exchange -> {
-                long now = System.currentTimeMillis();
-                exchange.getRequestBody().readAllBytes();
-                String path = exchange.getRequestURI().getPath();
-                String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
-                int status = statuses.getOrDefault(path, 200);
-                if (key != null && status < 300) {
-                    String eventId = key.substring(key.indexOf(':') + 1);
-                    synchronized (this) {
-                        first.computeIfAbsent(path, p -> new ConcurrentHashMap<>()).putIfAbsent(eventId, now);
-                        okIds.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>()).add(eventId);
-                    }
-                }
-                String retryAfter = retryAfters.get(path);
-                if (retryAfter != null && status >= 400) {
-                    exchange.getResponseHeaders().add("Retry-After", retryAfter);
-                }
-                exchange.sendResponseHeaders(status, -1);
-                exchange.close();
-            });
-            server.start();
-        }
-
-        String url(String path) {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
-        }
-
-        void answer(String path, int status, String retryAfter) {
-            statuses.put(path, status);
-            if (retryAfter == null) {
-                retryAfters.remove(path);
-            } else {
-                retryAfters.put(path, retryAfter);
+        synchronized void record(String path, String idempotencyKey, long at) {
+            if (idempotencyKey == null) {
+                return;
             }
+            String eventId = idempotencyKey.substring(idempotencyKey.indexOf(':') + 1);
+            first.computeIfAbsent(path, p -> new ConcurrentHashMap<>()).putIfAbsent(eventId, at);
+            okIds.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>()).add(eventId);
         }
 
         void await(String path, java.util.Set<String> ids, Duration within) {
@@ -363,11 +443,229 @@ public final class DeadReceiverBench {
             }
             return violations;
         }
+    }
+
+    /**
+     * The healthy receiver (and the churn mode's seventeen): 200 to every request (after a per-path delay, when one is
+     * set); a response it could not write (the client aborted the exchange) is counted as aborted.
+     */
+    private static final class Receiver implements AutoCloseable {
+        private final HttpServer server;
+        private final ExecutorService pool = Executors.newFixedThreadPool(64);
+        private final Map<String, Long> delays = new ConcurrentHashMap<>();
+        private final AtomicLong aborted = new AtomicLong();
+        final Arrivals arrivals = new Arrivals();
+
+        Receiver() throws IOException {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+            server.setExecutor(pool);
+            server.createContext("/", exchange -> {
+                String path = exchange.getRequestURI().getPath();
+                try {
+                    exchange.getRequestBody().readAllBytes();
+                    long delay = delays.getOrDefault(path, 0L);
+                    if (delay > 0) {
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(delay));
+                    }
+                    long now = System.currentTimeMillis();
+                    exchange.sendResponseHeaders(200, -1);
+                    exchange.getResponseBody().flush();
+                    arrivals.record(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"), now);
+                } catch (IOException e) {
+                    aborted.incrementAndGet();
+                } finally {
+                    exchange.close();
+                }
+            });
+            server.start();
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+        }
+
+        void delay(String path, long millis) {
+            delays.put(path, millis);
+        }
+
+        long aborted() {
+            return aborted.get();
+        }
 
         @Override
         public void close() {
             server.stop(0);
             pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The bad receiver, on raw sockets so that it can hang and count its connections: HTTP/1.1 with keep-alive, one
+     * thread per connection; answers every request with the current status (and {@code Retry-After}), after a delay
+     * ({@link #slow}), or never ({@link #hang}: the request is read and the connection held until the client closes
+     * it). Records its 2xx answers in {@link #arrivals} under {@link #PATH}.
+     */
+    private static final class BadReceiver implements AutoCloseable {
+        static final String PATH = "/bad";
+        private final ServerSocket socket;
+        private final AtomicLong open = new AtomicLong();
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+        final Arrivals arrivals = new Arrivals();
+        private volatile int status = 200;
+        private volatile String retryAfter;
+        private volatile long delayMillis;
+        private volatile boolean hanging;
+        /** Epoch ms until which a flaky receiver answers 503, then 200. */
+        private volatile long flakyUntil;
+
+        BadReceiver() throws IOException {
+            socket = new ServerSocket(0, 1024, InetAddress.getLoopbackAddress());
+            Thread acceptor = new Thread(() -> {
+                while (!socket.isClosed()) {
+                    try {
+                        Socket s = socket.accept();
+                        open.incrementAndGet();
+                        sockets.add(s);
+                        Thread t = new Thread(() -> serve(s), "bad-receiver");
+                        t.setDaemon(true);
+                        t.start();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "bad-receiver-accept");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + socket.getLocalPort() + PATH;
+        }
+
+        void answer(int code, String after) {
+            hanging = false;
+            delayMillis = 0;
+            flakyUntil = 0;
+            retryAfter = after;
+            status = code;
+        }
+
+        void hang() {
+            hanging = true;
+        }
+
+        void slow(long millis) {
+            answer(200, null);
+            delayMillis = millis;
+        }
+
+        void flaky(long until) {
+            answer(200, null);
+            flakyUntil = until;
+        }
+
+        long openConnections() {
+            return open.get();
+        }
+
+        private void serve(Socket s) {
+            try (s; InputStream in = new BufferedInputStream(s.getInputStream());
+                 OutputStream out = s.getOutputStream()) {
+                while (true) {
+                    String key = readRequest(in);
+                    if (key == null) {
+                        return; // the client closed the connection
+                    }
+                    if (hanging && !holdUntilReleased(s, in)) {
+                        return;
+                    }
+                    if (delayMillis > 0) {
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(delayMillis));
+                    }
+                    int code = flakyUntil > System.currentTimeMillis() ? 503 : status;
+                    String after = code >= 400 ? retryAfter : null;
+                    out.write(("HTTP/1.1 " + code + " X\r\nContent-Length: 0\r\n"
+                            + (after == null ? "" : "Retry-After: " + after + "\r\n") + "\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    if (code < 300) {
+                        arrivals.record(PATH, key, System.currentTimeMillis());
+                    }
+                }
+            } catch (IOException e) {
+                // the client aborted: nothing was answered
+            } finally {
+                open.decrementAndGet();
+                sockets.remove(s);
+            }
+        }
+
+        /** Holds a request unanswered while hanging; false when the client closed the connection meanwhile. */
+        private boolean holdUntilReleased(Socket s, InputStream in) throws IOException {
+            s.setSoTimeout(200);
+            try {
+                while (hanging) {
+                    try {
+                        if (in.read() < 0) {
+                            return false;
+                        }
+                    } catch (java.net.SocketTimeoutException stillThere) {
+                        // the client waits too
+                    }
+                }
+                return false; // released: this exchange is dropped unanswered (the client gave it up long ago)
+            } finally {
+                s.setSoTimeout(0);
+            }
+        }
+
+        /** Reads one request (headers and body); its Idempotency-Key ("" without), or null at the end. */
+        private static String readRequest(InputStream in) throws IOException {
+            StringBuilder line = new StringBuilder();
+            String key = "";
+            long length = 0;
+            boolean any = false;
+            while (true) {
+                int c = in.read();
+                if (c < 0) {
+                    return null;
+                }
+                any = true;
+                if (c == '\n') {
+                    String header = line.toString().strip();
+                    line.setLength(0);
+                    if (header.isEmpty()) {
+                        break;
+                    }
+                    int colon = header.indexOf(':');
+                    if (colon > 0) {
+                        String name = header.substring(0, colon).strip().toLowerCase(Locale.ROOT);
+                        String value = header.substring(colon + 1).strip();
+                        if (name.equals("idempotency-key")) {
+                            key = value;
+                        } else if (name.equals("content-length")) {
+                            length = Long.parseLong(value);
+                        }
+                    }
+                } else {
+                    line.append((char) c);
+                }
+            }
+            for (long i = 0; i < length; i++) {
+                if (in.read() < 0) {
+                    return null;
+                }
+            }
+            return any ? key : null;
+        }
+
+        @Override
+        public void close() throws IOException {
+            hanging = false;
+            socket.close();
+            for (Socket s : sockets) {
+                s.close();
+            }
         }
     }
 }

@@ -36,8 +36,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Rows inserted into the platform's {@code change_event} table at a fixed rate (each its own commit) travel through
- * the cdc-connector, {@code changes} and the alert service to a local webhook receiver; commit → received latency
- * p50/p99, throughput, duplicates and lost rows are measured. Then, in a second phase of the same run (so that the two
+ * the cdc-connector, {@code changes} and the alert service to a local webhook receiver; latency p50/p95/p99 is
+ * measured from each row's <em>scheduled</em> insert time (a generator that falls behind reports its own lag, as
+ * Hookdeck's Outpost load test measures), with throughput, duplicates and lost rows, and every run's ledger must
+ * balance — {@code inserted × subscriptions == delivered + dead-lettered + retrying} — or the run is void (exit 1). Then, in a second phase of the same run (so that the two
  * do not compete for the cores), as many rows are inserted the same way at the same rate while a poller modelled on
  * the platform reads {@code change_event} every 10 s (all new rows each time: the poll design's best case) and posts
  * them to the same receiver. Everything runs in this JVM (broker, PostgreSQL, capture, alert service); the last line printed is
@@ -49,7 +51,9 @@ import java.util.concurrent.locks.LockSupport;
  * latency is measured per pair (commit → that subscription's request), lost and duplicates count pairs.
  *
  * <p>Arguments: rate (rows/s, default 1000), seconds (default 30), poll seconds of the baseline (default 10),
- * {@code --subscriptions N} (default 1) anywhere.
+ * {@code --subscriptions N} (default 1) anywhere. A sweep: {@code --rates 200,1000,2000} and/or
+ * {@code --subscriptions 1,10} runs every cell (seconds each) in one JVM and prints one row per cell; the baseline
+ * poller runs only without a sweep.
  */
 public final class E2eBench {
 
@@ -63,12 +67,32 @@ public final class E2eBench {
     private E2eBench() {
     }
 
+    /** One cell of a sweep: its rate, subscriptions, latency from the scheduled time and its ledger. */
+    private record Cell(int rate, int subscriptions, Stats stats, long inserted, long deadLettered, long retrying,
+                        long generatorLagP99) {
+        /** {@code inserted × subscriptions == delivered + dead-lettered + retrying}: else the run is void. */
+        boolean balanced() {
+            return inserted * subscriptions == stats.delivered() + deadLettered + retrying;
+        }
+
+        String json() {
+            return String.format(Locale.ROOT, "{\"rate\":%d,\"subscriptions\":%d,\"p50_ms\":%d,\"p95_ms\":%d,"
+                    + "\"p99_ms\":%d,\"inserted\":%d,\"delivered\":%d,\"dead_lettered\":%d,\"retrying\":%d,"
+                    + "\"duplicates\":%d,\"generator_lag_p99_ms\":%d,\"balanced\":%b}", rate, subscriptions,
+                    stats.p50(), stats.p95(), stats.p99(), inserted, stats.delivered(), deadLettered, retrying,
+                    stats.duplicates(), generatorLagP99, balanced());
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         List<String> positional = new ArrayList<>();
-        int subscriptions = 1;
+        List<Integer> subscriptionCounts = List.of(1);
+        List<Integer> rates = null;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--subscriptions") && i + 1 < args.length) {
-                subscriptions = Integer.parseInt(args[++i]);
+                subscriptionCounts = ints(args[++i]);
+            } else if (args[i].equals("--rates") && i + 1 < args.length) {
+                rates = ints(args[++i]);
             } else {
                 positional.add(args[i]);
             }
@@ -76,11 +100,14 @@ public final class E2eBench {
         int rate = positional.size() > 0 ? Integer.parseInt(positional.get(0)) : 1_000;
         int seconds = positional.size() > 1 ? Integer.parseInt(positional.get(1)) : 30;
         int pollSeconds = positional.size() > 2 ? Integer.parseInt(positional.get(2)) : 10;
-        int rows = rate * seconds;
-        int pairs = rows * subscriptions;
+        boolean sweep = rates != null || subscriptionCounts.size() > 1;
+        if (rates == null) {
+            rates = List.of(rate);
+        }
         String ns = "bench-e2e.";
         Receiver receiver = new Receiver();
-        String report;
+        StringBuilder report = new StringBuilder();
+        List<Cell> cells = new ArrayList<>();
         try (KafkaBroker broker = Brokers.start(Map.of()); PostgresDatabase pg = PostgresDatabase.start()) {
             pg.executeResource("io/changestream/cdc/sql/postgres.sql");
             TopicCatalog catalog = AlertBenchSupport.provision(broker, ns);
@@ -91,39 +118,85 @@ public final class E2eBench {
                 while (!cdc.streaming() && System.currentTimeMillis() < deadline) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
                 }
-                for (int i = 0; i < subscriptions; i++) {
-                    AlertBenchSupport.subscribe(alerts.httpPort(), "bench-" + i, receiver.url("/alerts"), null);
+                List<String> subscribed = new ArrayList<>();
+                for (int subscriptions : subscriptionCounts) {
+                    while (subscribed.size() < subscriptions) {
+                        subscribed.add(AlertBenchSupport.subscribe(alerts.httpPort(), "bench-" + subscribed.size(),
+                                receiver.url("/alerts"), null));
+                    }
+                    while (subscribed.size() > subscriptions) {
+                        AlertBenchSupport.call(alerts.httpPort(), "DELETE", "/api/v1/events/subscriptions/"
+                                + subscribed.remove(subscribed.size() - 1), null);
+                    }
+                    LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // the processor's subscription view
+                    warmUp(pg, rates.get(0), receiver, subscriptions);
+                    for (int cellRate : rates) {
+                        receiver.reset();
+                        long deadBefore = counter(alerts.httpPort(), "changestream_alert_dead_letters_total");
+                        TopicProbe probe = new TopicProbe(broker.bootstrapServers(), catalog.changes().name());
+                        Thread monitor = monitor(alerts.httpPort(), receiver);
+                        Inserted rows = insert(pg, cellRate, seconds);
+                        awaitDistinct(receiver, "/alerts", rows.scheduled().size() * subscriptions, 60_000L);
+                        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
+                        probe.close();
+                        monitor.interrupt();
+                        Stats stats = receiver.stats("/alerts", rows.scheduled(), subscriptions);
+                        Cell cell = new Cell(cellRate, subscriptions, stats, rows.scheduled().size(),
+                                counter(alerts.httpPort(), "changestream_alert_dead_letters_total") - deadBefore,
+                                counter(alerts.httpPort(), "changestream_alert_retry_depth"), rows.lagP99());
+                        cells.add(cell);
+                        report.append(changestreamReport(cellRate, seconds, subscriptions, stats, rows, receiver,
+                                probe.seen)).append(waits(alerts.httpPort()));
+                        report.append(String.format(Locale.ROOT, "  balance: %d inserted x %d subscriptions = %d;"
+                                        + " delivered %d + dead-lettered %d + retrying %d = %d -> %s%n",
+                                cell.inserted(), subscriptions, cell.inserted() * subscriptions, stats.delivered(),
+                                cell.deadLettered(), cell.retrying(), stats.delivered() + cell.deadLettered()
+                                        + cell.retrying(), cell.balanced() ? "balanced" : "VOID"));
+                    }
                 }
-                warmUp(pg, rate, receiver, subscriptions);
-                receiver.reset();
-                // phase 1: changestream alone (the baseline poller does not compete for the cores)
-                TopicProbe probe = new TopicProbe(broker.bootstrapServers(), catalog.changes().name());
-                Thread monitor = monitor(alerts.httpPort(), receiver);
-                Map<String, Long> committed = insert(pg, rate, seconds);
-                awaitDistinct(receiver, "/alerts", pairs, 60_000L);
-                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2)); // late duplicates, if any
-                probe.close();
-                monitor.interrupt();
-                Stats alertStats = receiver.stats("/alerts", committed, subscriptions);
-                String changestream = changestreamReport(rate, seconds, subscriptions, alertStats, committed,
-                        receiver, probe.seen)
-                        + waits(alerts.httpPort());
-                // phase 2: the platform's poll over as many rows at the same rate, inserted the same way
-                Baseline.startAfter = maxOffset(pg);
-                Baseline baseline = new Baseline(pg, receiver.url("/baseline"), pollSeconds);
-                baseline.start();
-                Map<String, Long> baselineCommitted = insert(pg, rate, seconds);
-                awaitDistinct(receiver, "/baseline", rows, 60_000L + pollSeconds * 1_000L);
-                baseline.stop();
-                report = changestream + baselineReport(rate, subscriptions, pollSeconds, alertStats,
-                        receiver.stats("/baseline", baselineCommitted, 1));
+                if (!sweep) {
+                    // phase 2: the platform's poll over as many rows at the same rate, inserted the same way
+                    Baseline.startAfter = maxOffset(pg);
+                    Baseline baseline = new Baseline(pg, receiver.url("/baseline"), pollSeconds);
+                    baseline.start();
+                    Inserted baselineRows = insert(pg, rate, seconds);
+                    awaitDistinct(receiver, "/baseline", baselineRows.scheduled().size(),
+                            60_000L + pollSeconds * 1_000L);
+                    baseline.stop();
+                    report.append(baselineReport(rate, subscriptionCounts.get(0), pollSeconds, cells.get(0),
+                            receiver.stats("/baseline", baselineRows.scheduled(), 1)));
+                } else {
+                    report.append(sweepReport(seconds, cells));
+                }
             }
         } finally {
             receiver.close();
         }
         System.out.print(report); // after every component stopped: RESULT stays the last line
         System.out.flush();
-        System.exit(0); // Debezium and Jetty leave non-daemon threads behind
+        // a run whose ledger does not balance is void (Hookdeck's rule): it must not pass for a measurement
+        System.exit(cells.stream().allMatch(Cell::balanced) ? 0 : 1); // Debezium and Jetty leave threads behind
+    }
+
+    private static List<Integer> ints(String csv) {
+        List<Integer> out = new ArrayList<>();
+        for (String v : csv.split(",")) {
+            out.add(Integer.parseInt(v.strip()));
+        }
+        return out;
+    }
+
+    /** A counter's or gauge's value summed over its series in the service's /metrics (0 when absent). */
+    private static long counter(int port, String name) throws Exception {
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        double sum = 0;
+        for (String line : body.split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return Math.round(sum);
     }
 
     /** Every 5 s on stderr: deliveries so far and the runtime's queues, lag and pauses (why it is behind). */
@@ -211,8 +284,9 @@ public final class E2eBench {
      */
     private static void warmUp(PostgresDatabase pg, int rate, Receiver receiver, int subscriptions)
             throws Exception {
-        int rows = insert(pg, rate, WARM_UP_SECONDS).size();
-        awaitDistinct(receiver, "/alerts", rows * subscriptions, 120_000L);
+        int rows = insert(pg, rate, WARM_UP_SECONDS).scheduled().size();
+        awaitDistinct(receiver, "/alerts", (long) rows * subscriptions, 120_000L);
+        receiver.reset();
     }
 
     private static long maxOffset(PostgresDatabase pg) throws Exception {
@@ -223,19 +297,29 @@ public final class E2eBench {
         }
     }
 
-    private static void awaitDistinct(Receiver receiver, String path, int rows, long timeoutMillis) {
+    private static void awaitDistinct(Receiver receiver, String path, long rows, long timeoutMillis) {
         long until = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < until && receiver.distinct(path) < rows) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
     }
 
-    /** Inserts {@code rate} rows per second for {@code seconds} (two paced writers); returns id → commit millis. */
-    private static Map<String, Long> insert(PostgresDatabase pg, int rate, int seconds) throws Exception {
-        Map<String, Long> committed = new ConcurrentHashMap<>();
+    /**
+     * The rows of one phase: id → the time each was scheduled to be inserted (epoch ms; latency is measured from
+     * here, so a generator that falls behind reports its own lag instead of hiding it) and the p99 of commit −
+     * scheduled (the generator's own lag).
+     */
+    private record Inserted(Map<String, Long> scheduled, long lagP99) {
+    }
+
+    /** Inserts {@code rate} rows per second for {@code seconds} ({@value #WRITERS} paced writers). */
+    private static Inserted insert(PostgresDatabase pg, int rate, int seconds) throws Exception {
+        Map<String, Long> scheduled = new ConcurrentHashMap<>();
+        List<Long> lags = java.util.Collections.synchronizedList(new ArrayList<>());
         int writers = WRITERS;
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         long start = System.nanoTime();
+        long startMillis = System.currentTimeMillis();
         long intervalNanos = TimeUnit.SECONDS.toNanos(1) * writers / rate;
         List<java.util.concurrent.Future<?>> done = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
@@ -244,14 +328,16 @@ public final class E2eBench {
                 try (Connection c = pg.connection()) {
                     int count = rate * seconds / writers;
                     for (int i = 0; i < count; i++) {
-                        long due = start + writer * (intervalNanos / writers) + i * intervalNanos;
-                        long wait = due - System.nanoTime();
+                        long offset = writer * (intervalNanos / writers) + i * intervalNanos;
+                        long wait = start + offset - System.nanoTime();
                         if (wait > 0) {
                             LockSupport.parkNanos(wait);
                         }
                         String id = UUID.randomUUID().toString();
+                        long due = startMillis + TimeUnit.NANOSECONDS.toMillis(offset);
                         insertRow(c, id, writer + WRITERS * (i % (ENTITIES / WRITERS)));
-                        committed.put(id, System.currentTimeMillis());
+                        scheduled.put(id, due);
+                        lags.add(Math.max(0, System.currentTimeMillis() - due));
                     }
                 }
                 return null;
@@ -262,9 +348,11 @@ public final class E2eBench {
         }
         pool.shutdown();
         double took = (System.nanoTime() - start) / 1e9;
-        System.err.printf(Locale.ROOT, "inserted %d rows in %.1f s (%.0f rows/s)%n", committed.size(), took,
-                committed.size() / took);
-        return committed;
+        System.err.printf(Locale.ROOT, "inserted %d rows in %.1f s (%.0f rows/s)%n", scheduled.size(), took,
+                scheduled.size() / took);
+        List<Long> sorted = new ArrayList<>(lags);
+        sorted.sort(null);
+        return new Inserted(scheduled, Receiver.pct(sorted, 0.99));
     }
 
     /** One row of entity {@code entity} (its writer's own). */
@@ -281,13 +369,15 @@ public final class E2eBench {
 
     /** The changestream phase: latency, where it went, throughput (measured before the baseline phase starts). */
     private static String changestreamReport(int rate, int seconds, int subscriptions, Stats alerts,
-                                             Map<String, Long> committed, Receiver receiver,
-                                             Map<String, Long> onTopic) {
+                                             Inserted rows, Receiver receiver, Map<String, Long> onTopic) {
+        Map<String, Long> committed = rows.scheduled();
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%-38s %9s %6s %6s %8s %8s %8s%n", "e2e (" + rate + " rows/s x "
-                + subscriptions + " subs, " + seconds + " s)", "delivered", "lost", "dupes", "p50 ms", "p99 ms",
-                "max ms"));
-        out.append(alerts.line("changestream (cdc -> alert service)"));
+        out.append(String.format(Locale.ROOT, "%-38s %9s %6s %6s %8s %8s %8s %8s%n", "e2e (" + rate + " rows/s x "
+                + subscriptions + " subs, " + seconds + " s)", "delivered", "lost", "dupes", "p50 ms", "p95 ms",
+                "p99 ms", "max ms"));
+        out.append(alerts.line("changestream (scheduled -> received)"));
+        out.append(String.format(Locale.ROOT, "  the generator's own lag (commit - scheduled) p99 %d ms%n",
+                rows.lagP99()));
         List<Long> toCapture = new ArrayList<>();
         List<Long> captureToReceived = new ArrayList<>();
         Map<String, Long> got = receiver.firstByEvent("/alerts");
@@ -311,34 +401,54 @@ public final class E2eBench {
         long lastReceived = got.values().stream().mapToLong(Long::longValue).max().orElse(firstCommit);
         toCapture.sort(null);
         captureToReceived.sort(null);
-        out.append(String.format(Locale.ROOT, "  of which commit -> captured p50 %d / p99 %d ms, captured -> received"
+        out.append(String.format(Locale.ROOT, "  of which scheduled -> captured p50 %d / p99 %d ms, captured -> received"
                 + " p50 %d / p99 %d ms%n", Receiver.pct(toCapture, 0.5), Receiver.pct(toCapture, 0.99),
                 Receiver.pct(captureToReceived, 0.5), Receiver.pct(captureToReceived, 0.99)));
-        out.append(String.format(Locale.ROOT, "  commit -> readable on changes (plain consumer) p50 %d / p99 %d ms; "
-                + "alert throughput %.0f deliveries/s (first commit to last receive)%n", Receiver.pct(toTopic, 0.5),
+        out.append(String.format(Locale.ROOT, "  scheduled -> readable on changes (plain consumer) p50 %d / p99 %d ms; "
+                + "alert throughput %.0f deliveries/s (first row to last receive)%n", Receiver.pct(toTopic, 0.5),
                 Receiver.pct(toTopic, 0.99), alerts.delivered * 1000.0 / Math.max(1, lastReceived - firstCommit)));
         return out.toString();
     }
 
     /** The baseline phase (its own rows, after the changestream phase) and the RESULT line. */
-    private static String baselineReport(int rate, int subscriptions, int pollSeconds, Stats alerts,
-                                         Stats baseline) {
+    private static String baselineReport(int rate, int subscriptions, int pollSeconds, Cell cell, Stats baseline) {
+        Stats alerts = cell.stats();
         StringBuilder out = new StringBuilder();
         out.append(baseline.line("platform poll every " + pollSeconds + " s (own phase)"));
         out.append(String.format(Locale.ROOT, "p99 baseline/changestream %.1fx%n",
-                baseline.p99 / (double) alerts.p99));
+                baseline.p99() / (double) Math.max(1, alerts.p99())));
         out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"e2e\",\"rate\":%d,\"subscriptions\":%d,"
-                        + "\"p50_ms\":%d,\"p99_ms\":%d,\"baseline_p99_ms\":%d,\"delivered\":%d,\"duplicates\":%d,"
-                        + "\"lost\":%d,\"baseline_lost\":%d}%n", rate, subscriptions, alerts.p50, alerts.p99,
-                baseline.p99, alerts.delivered, alerts.duplicates, alerts.lost, baseline.lost));
+                        + "\"p50_ms\":%d,\"p95_ms\":%d,\"p99_ms\":%d,\"baseline_p99_ms\":%d,\"delivered\":%d,"
+                        + "\"duplicates\":%d,\"lost\":%d,\"baseline_lost\":%d,\"dead_lettered\":%d,\"retrying\":%d,"
+                        + "\"generator_lag_p99_ms\":%d,\"balanced\":%b}%n", rate, subscriptions, alerts.p50(),
+                alerts.p95(), alerts.p99(), baseline.p99(), alerts.delivered(), alerts.duplicates(), alerts.lost(),
+                baseline.lost(), cell.deadLettered(), cell.retrying(), cell.generatorLagP99(), cell.balanced()));
+        return out.toString();
+    }
+
+    /** A sweep's table (one row a cell) and its RESULT line. */
+    private static String sweepReport(int seconds, List<Cell> cells) {
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%nsweep, %d s per cell, latency from each "
+                + "row's scheduled insert time%n%8s %5s %8s %8s %8s %9s %6s %8s%n", seconds, "rows/s", "subs",
+                "p50 ms", "p95 ms", "p99 ms", "delivered", "dupes", "ledger"));
+        for (Cell c : cells) {
+            out.append(String.format(Locale.ROOT, "%8d %5d %8d %8d %8d %9d %6d %8s%n", c.rate(), c.subscriptions(),
+                    c.stats().p50(), c.stats().p95(), c.stats().p99(), c.stats().delivered(),
+                    c.stats().duplicates(), c.balanced() ? "balanced" : "VOID"));
+        }
+        out.append("RESULT {\"scenario\":\"e2e\",\"sweep\":true,\"seconds\":").append(seconds)
+                .append(",\"balanced\":").append(cells.stream().allMatch(Cell::balanced)).append(",\"cells\":[")
+                .append(String.join(",", cells.stream().map(Cell::json).toList())).append("]}")
+                .append(System.lineSeparator());
         return out.toString();
     }
 
     /** Latency statistics of one path. */
-    private record Stats(String path, long delivered, long lost, long duplicates, long p50, long p99, long max) {
+    private record Stats(String path, long delivered, long lost, long duplicates, long p50, long p95, long p99,
+                         long max) {
         String line(String label) {
-            return String.format(Locale.ROOT, "%-38s %9d %6d %6d %8d %8d %8d%n", label, delivered, lost,
-                    duplicates, p50, p99, max);
+            return String.format(Locale.ROOT, "%-38s %9d %6d %6d %8d %8d %8d %8d%n", label, delivered, lost,
+                    duplicates, p50, p95, p99, max);
         }
     }
 
@@ -495,7 +605,10 @@ public final class E2eBench {
             return out;
         }
 
-        /** Per pair: commit of its row → its first arrival; lost = pairs expected ({@code pairsPerRow}) − arrived. */
+        /**
+         * Per pair: its row's scheduled (or commit) time → its first arrival; lost = pairs expected
+         * ({@code pairsPerRow}) − arrived.
+         */
         Stats stats(String path, Map<String, Long> committed, int pairsPerRow) {
             Map<String, Long> got = first.getOrDefault(path, Map.of());
             List<Long> latencies = new ArrayList<>();
@@ -509,8 +622,8 @@ public final class E2eBench {
             latencies.sort(null);
             long delivered = latencies.size();
             long duplicates = hits.getOrDefault(path, new AtomicLong()).get() - got.size();
-            return new Stats(path, delivered, lost, duplicates, pct(latencies, 0.50), pct(latencies, 0.99),
-                    latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1));
+            return new Stats(path, delivered, lost, duplicates, pct(latencies, 0.50), pct(latencies, 0.95),
+                    pct(latencies, 0.99), latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1));
         }
 
         static long pct(List<Long> sorted, double q) {

@@ -95,17 +95,23 @@ public final class SubscriptionsClient {
         return out;
     }
 
-    /** Every stored subscription. */
+    /** Every stored subscription, page after page (the service's pages are at most {@code quota.listLimit}). */
     public List<Listed> list() {
-        HttpResponse<String> r = send(HttpRequest.newBuilder(base.resolve(PATH)).GET());
-        if (r.statusCode() != 200) {
-            throw new OpsException("the alert service answered " + r.statusCode() + " " + r.body());
-        }
         List<Listed> out = new ArrayList<>();
-        for (JsonNode s : json(r.body()).path("data")) {
-            out.add(new Listed(s.path("id").asText(), s.path("name").asText(), s.path("alertType").asText(),
-                    s.path("enabled").asBoolean(true), s.path("destinations").size()));
-        }
+        String after = null;
+        do {
+            HttpResponse<String> r = send(HttpRequest.newBuilder(base.resolve(after == null ? PATH
+                    : PATH + "?after=" + encode(after))).GET());
+            if (r.statusCode() != 200) {
+                throw new OpsException("the alert service answered " + r.statusCode() + " " + r.body());
+            }
+            JsonNode page = json(r.body());
+            for (JsonNode s : page.path("data")) {
+                out.add(new Listed(s.path("id").asText(), s.path("name").asText(), s.path("alertType").asText(),
+                        s.path("enabled").asBoolean(true), s.path("destinations").size()));
+            }
+            after = page.path("paging").path("after").asText(null);
+        } while (after != null);
         return out;
     }
 

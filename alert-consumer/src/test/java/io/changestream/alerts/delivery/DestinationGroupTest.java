@@ -1,4 +1,4 @@
-package io.changestream.alerts.pipeline;
+package io.changestream.alerts.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,5 +1,6 @@
-package io.changestream.alerts.pipeline;
+package io.changestream.alerts.delivery;
 
+import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.runtime.RetriableException;
 import io.changestream.topics.model.FailedEvent;
@@ -15,7 +16,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Writes {@link FailedEvent}s to {@code alert-dlq} (key {@code subscriptionId/eventId}) and waits for the ack: a
- * pair counts as dead-lettered only once the broker has it, so nothing is dropped. Processor threads; thread-safe.
+ * pair counts as dead-lettered only once the broker has it, so nothing is dropped. The reason is written through
+ * {@link Redaction#reason} (no URL path or query reaches the topic, whoever made the reason). Processor threads;
+ * thread-safe.
  * Meter: {@code changestream_alert_dead_letters_total{source}}.
  */
 public final class DeadLetterWriter {
@@ -55,12 +58,19 @@ public final class DeadLetterWriter {
      * Writes one failed event; the stage completes from the ack (continued off the producer's I/O thread, see
      * {@link ProducerAcks#sendWithin}) or fails with a {@link RetriableException} when it was not acked in time.
      */
-    public CompletableFuture<Void> writeAsync(FailedEvent failed) {
+    public CompletableFuture<Void> writeAsync(FailedEvent event) {
+        FailedEvent failed = redacted(event);
         return ProducerAcks.sendWithin(producer, new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)),
                 ackTimeout, error -> new RetriableException("dead letter " + failed.key() + " not acked within "
                         + ackTimeout.toMillis() + " ms: " + error, error))
                 .thenRun(() -> Counter.builder("changestream.alert.dead.letters")
                         .description("Failed events written to the dead-letter topic, by failure source")
                         .tag("source", failed.source().name()).register(meters).increment());
+    }
+
+    private static FailedEvent redacted(FailedEvent f) {
+        String reason = Redaction.reason(f.reason());
+        return reason.equals(f.reason()) ? f : new FailedEvent(f.subscriptionId(), f.changeEvent(), reason,
+                f.source(), f.retriesLeft(), f.attempts(), f.timestamp(), f.destinationId());
     }
 }

@@ -1,7 +1,5 @@
-package io.changestream.alerts.subscription;
+package io.changestream.alerts.filter;
 
-import io.changestream.alerts.filter.FilterEvaluationException;
-import io.changestream.alerts.filter.SubscriptionFilter;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.EventSubscription;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.changestream.alerts.pipeline;
+package io.changestream.alerts.delivery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -25,6 +25,11 @@ import java.util.Set;
  * @param memberIds   ids of the subscription's destinations this send covers (status is kept per member)
  */
 public record DestinationGroup(String key, SubscriptionDestination destination, List<String> memberIds) {
+
+    /** The destination config field choosing the guarantee: {@value #AT_MOST_ONCE} or {@code atLeastOnce}. */
+    public static final String DELIVERY_FIELD = "delivery";
+    /** The value of {@value #DELIVERY_FIELD} for at-most-once. */
+    public static final String AT_MOST_ONCE = "atMostOnce";
 
     private static final Set<SubscriptionType> NOT_DELIVERED = Set.of(SubscriptionType.ACTIVITY_FEED,
             SubscriptionType.GOVERNANCE_WORKFLOW_CHANGE_EVENT);
@@ -56,16 +61,15 @@ public record DestinationGroup(String key, SubscriptionDestination destination, 
         return groups;
     }
 
-    /** The id status is kept under: the destination's id, or {@code <type>#<index>} when it has none. */
     /**
      * Whether this group is sent at most once: its destination's {@code config.delivery}
-     * ({@value AlertProcessor#AT_MOST_ONCE} or {@code atLeastOnce}), else whether its type is one of
+     * ({@value #AT_MOST_ONCE} or {@code atLeastOnce}), else whether its type is one of
      * {@code atMostOnceTypes} ({@code delivery.atMostOnceTypes}).
      */
     public boolean atMostOnce(Set<SubscriptionType> atMostOnceTypes) {
         JsonNode config = destination.config();
-        String choice = config == null ? "" : config.path(AlertProcessor.DELIVERY_FIELD).asText("");
-        if (AlertProcessor.AT_MOST_ONCE.equalsIgnoreCase(choice)) {
+        String choice = config == null ? "" : config.path(DELIVERY_FIELD).asText("");
+        if (AT_MOST_ONCE.equalsIgnoreCase(choice)) {
             return true;
         }
         if ("atLeastOnce".equalsIgnoreCase(choice)) {

@@ -1,0 +1,109 @@
+package io.changestream.alerts.service;
+
+import static io.changestream.alerts.service.AlertTestSupport.call;
+import static io.changestream.alerts.service.AlertTestSupport.create;
+import static io.changestream.alerts.service.AlertTestSupport.request;
+import static io.changestream.alerts.service.AlertTestSupport.webhook;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.testkit.Brokers;
+import io.changestream.testkit.KafkaBroker;
+import io.changestream.topics.model.ChangeEvent;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 21 on the real broker with real receivers: a receiver that accepts and never answers, beside a healthy
+ * subscription on the same events, slows no one — the healthy one gets every event and the group commits to the end
+ * while the other still hangs, holding only a handful of requests — and after it recovers and is resumed every
+ * event reaches it, the rest once each and in per-entity order; an at-most-once destination answering
+ * {@code 503 Retry-After} leaves the commit path for the retry path like any other, and is sent each event once; a
+ * destination whose {@code timeout + readTimeout} is longer than {@code delivery.maxRequestTime} is a 400 naming the
+ * field.
+ */
+class BulkheadIT {
+
+    private static final int ENTITIES = 20;
+    private final KafkaBroker broker = Brokers.shared();
+
+    @Test
+    void aReceiverThatNeverAnswersSlowsNoOneAndGetsEverythingInOrderAfterItRecovers() throws Exception {
+        RetryPathFixture setup = RetryPathFixture.of(broker, "bulkhead-hang");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.hold("/hang");
+            create(a.httpPort(), request("healthy", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/ok"), null) + "]", 3));
+            String hanging = create(a.httpPort(), request("hanging", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/hang"), null) + "]", 1000));
+            List<ChangeEvent> events = RetryPathFixture.events("bulkhead-entity-", 400, ENTITIES);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+
+            Awaitility.await("the healthy subscription gets everything while the other receiver hangs")
+                    .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> receiver.hits("/ok").size() >= events.size());
+            Awaitility.await("the group commits to the end: the hanging destination's pairs left the commit path")
+                    .atMost(Duration.ofSeconds(30)).until(() -> setup.lag() == 0);
+            int held = receiver.hits("/hang").size();
+            assertTrue(held <= 12, "a receiver that never answers holds a handful of requests, not one per event: "
+                    + held);
+
+            receiver.release("/hang");
+            int before = receiver.hits("/hang").size();
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + hanging + "/resume",
+                    null).status());
+            Awaitility.await("every event reaches the recovered receiver").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> RetryPathFixture.ids(receiver.hits("/hang")).size()
+                            >= events.size());
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            List<Receiver.Hit> all = receiver.hits("/hang");
+            Set<String> hungIds = RetryPathFixture.ids(all.subList(0, before)); // sent while it hung: never answered, sent again
+            RetryPathFixture.assertOncePerEventInEntityOrder(all.subList(before, all.size()), events, hungIds);
+            assertEquals(events.size(), receiver.hits("/ok").size(), "the healthy receiver got each event once");
+        }
+    }
+
+    @Test
+    void anAtMostOnceDestinationAnswering503RetryAfterTakesTheRetryPathAndIsSentEachEventOnce() throws Exception {
+        RetryPathFixture setup = RetryPathFixture.of(broker, "bulkhead-amo");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/amo", 503).retryAfter("/amo", "3600");
+            String amo = create(a.httpPort(), request("amo", "[\"all\"]", "[]", "[" + webhook("Webhook",
+                    receiver.url("/amo"), null).replace("\"config\": {", "\"config\": {\"delivery\": \"atMostOnce\", ")
+                    + "]", 1000));
+            List<ChangeEvent> events = RetryPathFixture.events("bulkhead-entity-", 60, ENTITIES);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await("the refused pairs leave the commit path").atMost(Duration.ofSeconds(60))
+                    .until(() -> setup.lag() == 0 && a.retry().depth() == events.size());
+            int refused = receiver.hits("/amo").size();
+            receiver.retryAfter("/amo", null).always("/amo", 200);
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + amo + "/resume",
+                    null).status());
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> receiver.hits("/amo").size() - refused >= events.size());
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            List<Receiver.Hit> all = receiver.hits("/amo");
+            RetryPathFixture.assertOncePerEventInEntityOrder(all.subList(refused, all.size()), events, Set.of());
+        }
+    }
+
+    @Test
+    void aDestinationAskingForMoreThanMaxRequestTimeIsA400NamingTheField() {
+        RetryPathFixture setup = RetryPathFixture.of(broker, "bulkhead-deadline");
+        try (AlertService a = AlertService.start(AlertTestSupport.config(setup.settings()))) {
+            String destination = webhook("Webhook", "http://127.0.0.1:1/x", null)
+                    .replace("\"timeout\": 2, \"readTimeout\": 3", "\"timeout\": 3600, \"readTimeout\": 3600");
+            AlertTestSupport.Answer answer = call(a.httpPort(), "POST", "/api/v1/events/subscriptions",
+                    request("too-long", "[\"all\"]", "[]", "[" + destination + "]", 3));
+            assertEquals(400, answer.status(), answer.body());
+            assertTrue(answer.body().contains("destinations[0].timeout")
+                    && answer.body().contains("delivery.maxRequestTime"), answer.body());
+        }
+    }
+
+}
