@@ -202,7 +202,7 @@ public final class AlertService implements AutoCloseable {
      */
     public boolean live() {
         return (store == null || store.alive()) && (runtime == null || runtime.live())
-                && (flusher == null || flusher.alive());
+                && (flusher == null || flusher.alive()) && (retry == null || retry.live());
     }
 
     /** Why not live, for {@code /health/live}. */
@@ -212,6 +212,9 @@ public final class AlertService implements AutoCloseable {
         }
         if (flusher != null && !flusher.alive()) {
             return "digest flusher stopped";
+        }
+        if (retry != null && !retry.live()) {
+            return "retry path consumer stopped";
         }
         return store == null ? "starting" : String.valueOf(store.health());
     }

@@ -233,9 +233,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("retry.inlineBudget", "PT30S", "longest a pair waits inline (delay queue) from its first "
                     + "failure; a longer wait hands it to alert-retry"),
             new Setting("retry.maxRecordBytes", "1048576", "largest retry record; a larger pair stays inline"),
-            new Setting("retry.lanes", "8", "lanes of the retry consumer"),
-            new Setting("retry.laneCapacity", "1000", "retry records held in memory per lane (full: the retry "
-                    + "partition pauses)"),
+            new Setting("retry.lanes", "8", "worker threads that try retry records (one destination's on one "
+                    + "worker at a time)"),
+            new Setting("retry.maxHeld", "8000", "retry records held in memory in all (beyond: each destination "
+                    + "holds its head, the rest is read again from alert-retry)"),
+            new Setting("retry.maxHeldPerDestination", "1000", "retry records of one destination on one partition "
+                    + "held in memory (the rest is read again from alert-retry; nobody else waits)"),
             new Setting("retry.recheckInterval", "PT1S", "how often a waiting or parked retry record looks again"),
             new Setting("retry.initialBackoff", "PT1M", "first retry-path wait without a Retry-After"),
             new Setting("retry.maxBackoff", "PT1H", "longest retry-path wait without a Retry-After"),
@@ -442,7 +445,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("grouping.repeatInterval", Values::duration)),
                 new RetrySettings(catalog.alertRetry().name(), catalog.alertDestinations().name(), groupId,
                         v.get("retry.inlineBudget", Values::duration), v.get("retry.maxRecordBytes", Integer::parseInt),
-                        v.get("retry.lanes", Integer::parseInt), v.get("retry.laneCapacity", Integer::parseInt),
+                        v.get("retry.lanes", Integer::parseInt), v.get("retry.maxHeld", Integer::parseInt),
+                        v.get("retry.maxHeldPerDestination", Integer::parseInt),
                         v.get("retry.recheckInterval", Values::duration),
                         v.get("retry.initialBackoff", Values::duration), v.get("retry.maxBackoff", Values::duration),
                         v.get("retry.suspendAfterFailures", Integer::parseInt),
