@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -65,7 +66,11 @@ import org.slf4j.LoggerFactory;
  *       flush id derived from subscription, group and window (its first offset on the partition);</li>
  *   <li>sends the message to each destination group of the subscription, in key order, writing
  *       {@link DigestRecord#SENT} after each (a permanent failure or exhausted {@code retries} dead-letters the
- *       message instead);</li>
+ *       message instead). Sends do not block this thread ({@link DigestSender}, issue 21 item 6): at most
+ *       {@code digest.maxInFlightPerDestination} per destination, each cancelled after {@code digest.sendTimeout}
+ *       (a failed attempt); the results come back at the next loop, so a hanging receiver holds back only the later
+ *       windows of its own key, never another key's message nor the thread's polls (and with them its
+ *       partitions);</li>
  *   <li>settles the flush in {@code alert-ledger} (event id = flush id), and commits the partition up to the oldest
  *       window not yet sent.</li>
  * </ol>
@@ -97,7 +102,7 @@ public final class DigestFlusher implements AutoCloseable {
     private final Map<String, Object> consumerProps;
     private final Supplier<List<ActiveSubscription>> subscriptions;
     private final DigestCollector policies;
-    private final DigestDelivery delivery;
+    private final DigestSender sender;
     private final DeliveryLedger ledger;
     private final DeadLetterWriter deadLetters;
     private final Producer<String, String> producer;
@@ -125,7 +130,6 @@ public final class DigestFlusher implements AutoCloseable {
         this.settings = settings;
         this.subscriptions = subscriptions;
         this.policies = policies;
-        this.delivery = delivery;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
         this.producer = producer;
@@ -136,6 +140,14 @@ public final class DigestFlusher implements AutoCloseable {
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        long maxPollInterval = Long.parseLong(String.valueOf(consumerProps.getOrDefault(
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 300_000)));
+        if (settings.sendTimeout().toMillis() >= maxPollInterval) {
+            throw new IllegalArgumentException("digest.sendTimeout (" + settings.sendTimeout() + ") must be below "
+                    + "the digest flusher's max.poll.interval.ms (" + maxPollInterval + " ms): a revoke waits for "
+                    + "running sends");
+        }
+        this.sender = new DigestSender(delivery, settings);
         this.earlySeals = Counter.builder("changestream.alert.digest.early.seals")
                 .description("Windows sealed before they were due because digest.maxWindows windows were open")
                 .register(meters);
@@ -176,6 +188,17 @@ public final class DigestFlusher implements AutoCloseable {
         int attempts;
         long nextAttempt;
         long listedBytes;
+        /** The partition state that holds it; a result for a window of a dropped state is ignored. */
+        Object owner;
+        boolean forgotten;
+        /** The send round: destination groups being sent, and what the finished ones said. */
+        final Map<String, DestinationGroup> inFlight = new HashMap<>();
+        boolean round;
+        boolean roundRetry;
+        boolean roundBlocked;
+        boolean roundAttempted;
+        Duration roundWait;
+        int rounds;
 
         Window(String subscriptionId, String group, String key) {
             this.subscriptionId = subscriptionId;
@@ -265,6 +288,7 @@ public final class DigestFlusher implements AutoCloseable {
                 Seal seal = known.peekFirst();
                 if (target == null || !seal.flushId().equals(target.flushId)) {
                     target = new Window(entry.subscriptionId(), entry.group(), entry.key());
+                    target.owner = this;
                     target.flushId = seal.flushId();
                     target.sealedAt = seal.at();
                     target.sent.addAll(sentOf.getOrDefault(seal.flushId(), Set.of()));
@@ -273,6 +297,7 @@ public final class DigestFlusher implements AutoCloseable {
                 }
             } else if (target == null || target.sealed()) {
                 target = new Window(entry.subscriptionId(), entry.group(), entry.key());
+                target.owner = this;
                 windows.addLast(target);
             }
             target.add(r, entry, settings.topChanges(), listedBytes, settings.maxListedBytes());
@@ -316,6 +341,7 @@ public final class DigestFlusher implements AutoCloseable {
                                     state.byKey.size());
                         }
                     }
+                    applyFinished();
                     flush(c);
                     commit(c, owned.keySet());
                     openWindows.set(owned.values().stream().mapToInt(PartitionState::openWindows).sum());
@@ -413,6 +439,7 @@ public final class DigestFlusher implements AutoCloseable {
     }
 
     private void forget(Window w) {
+        w.forgotten = true;
         listedBytes.addAndGet(-w.listedBytes);
     }
 
@@ -508,61 +535,129 @@ public final class DigestFlusher implements AutoCloseable {
         w.sealedAt = now;
     }
 
-    /** Sends a sealed window to every destination group not yet done; true when all are (then it is settled). */
+    /**
+     * Advances the sending of a sealed window; true when every destination group is done (then it is settled).
+     * A round starts a send to each destination group not yet done whose destination has a free slot
+     * ({@link DigestSender}); the flusher thread goes on at once, and the results come back through
+     * {@link #applyFinished}. When the round's last result is in, a retry (or a full bulkhead) waits
+     * {@code digest.retryBackoff} or the receiver's Retry-After (a full bulkhead: one tick) before the next round.
+     */
     private boolean send(PartitionState state, Window w, EventSubscription sub) {
+        if (!w.inFlight.isEmpty()) {
+            return false;
+        }
+        if (w.round) {
+            endRound(w);
+            if (w.nextAttempt > clock.millis()) {
+                return false;
+            }
+        }
         if (clock.millis() < w.nextAttempt) {
             return false;
+        }
+        List<DestinationGroup> pending = new ArrayList<>();
+        for (DestinationGroup group : DestinationGroup.of(sub, false)) {
+            if (!w.sent.contains(group.key()) && DigestDelivery.takesDigests(group.destination().type())) {
+                pending.add(group);
+            }
+        }
+        if (pending.isEmpty()) {
+            return settle(state, w, sub);
         }
         Optional<DigestPolicy> policy = policies.policyOf(sub);
         DigestMessage message = new DigestMessage(sub, w.flushId, policy.map(DigestPolicy::scheduled).orElse(false)
                 ? "digest" : "group", w.group, Instant.ofEpochMilli(w.firstAt), Instant.ofEpochMilli(w.sealedAt),
                 w.total, w.counts, w.events);
-        boolean retry = false;
-        java.time.Duration wait = null;
-        boolean attempted = false;
-        boolean settledBefore = true; // every destination group had its SENT before: a re-read, already counted
-        for (DestinationGroup group : DestinationGroup.of(sub, false)) {
-            if (w.sent.contains(group.key()) || !DigestDelivery.takesDigests(group.destination().type())) {
-                continue;
-            }
-            settledBefore = false;
-            DeliveryResult result = delivery.deliver(message, group.destination());
-            attempted |= !result.throttled();
-            switch (result.outcome()) {
-                case DELIVERED -> sent(state, w, group.key(), DeliveryRecord.DELIVERED);
-                case PERMANENT -> deadLetter(state, w, sub, group, message, result.reason());
-                case RETRY -> {
-                    if (!result.throttled() && w.attempts + 1 > sub.retries()) {
-                        deadLetter(state, w, sub, group, message, "retries exhausted (" + sub.retries() + "): "
-                                + result.reason());
-                    } else {
-                        retry = true;
-                        if (result.retryAfter() != null && (wait == null || result.retryAfter().compareTo(wait) > 0)) {
-                            wait = result.retryAfter();
-                        }
-                        LOG.info("digest {} of subscription {} to {}: {} (retried)", w.flushId, sub.id(),
-                                group.key(), result.reason());
-                    }
-                }
+        w.round = true;
+        w.rounds++;
+        for (DestinationGroup group : pending) {
+            if (sender.trySend(w, group.key(), message, group.destination())) {
+                w.inFlight.put(group.key(), group);
+            } else {
+                w.roundBlocked = true; // its destination has digest.maxInFlightPerDestination sends running
             }
         }
-        if (attempted) {
+        if (w.inFlight.isEmpty()) {
+            endRound(w);
+        }
+        return false;
+    }
+
+    /** The round's results are in: count the attempt, and wait before the next round if one is needed. */
+    private void endRound(Window w) {
+        if (w.roundAttempted) {
             w.attempts++;
         }
-        if (retry) {
-            w.nextAttempt = clock.millis() + (wait != null ? wait : settings.retryBackoff()).toMillis();
-            return false;
+        if (w.roundRetry) {
+            w.nextAttempt = clock.millis() + (w.roundWait != null ? w.roundWait : settings.retryBackoff()).toMillis();
+        } else if (w.roundBlocked) {
+            w.nextAttempt = clock.millis() + settings.tick().toMillis();
         }
+        w.round = false;
+        w.roundRetry = false;
+        w.roundBlocked = false;
+        w.roundAttempted = false;
+        w.roundWait = null;
+    }
+
+    /** Every destination group of the window is done: the message is settled in the ledger. */
+    private boolean settle(PartitionState state, Window w, EventSubscription sub) {
         ledger.record(state.tp, w.lastOffset, sub.id(), w.flushId, w.deadLettered ? DeliveryRecord.DEAD_LETTERED
                 : DeliveryRecord.DELIVERED, Math.max(1, w.attempts));
-        if (settledBefore) {
-            return true;
+        if (w.rounds == 0) {
+            return true; // every destination group had its SENT before: a re-read, counted already
         }
         state.lastMessage.put(w.key, clock.millis());
         count(w.deadLettered ? "dead_lettered" : "delivered");
         LOG.info("digest {} of subscription {} ({} members, group '{}') settled", w.flushId, sub.id(), w.total,
                 w.group);
         return true;
+    }
+
+    /** Applies the results of finished sends (flusher thread): SENT markers, dead letters, retries. */
+    private void applyFinished() {
+        Map<String, EventSubscription> byId = new HashMap<>();
+        for (DigestSender.Done d : sender.finished()) {
+            Window w = (Window) d.window();
+            PartitionState state = (PartitionState) w.owner;
+            DestinationGroup group = w.inFlight.remove(d.groupKey());
+            if (w.forgotten || group == null || owned.get(state.tp) != state) {
+                continue; // dropped meanwhile (partition released, subscription deleted): the next owner sends it
+            }
+            if (byId.isEmpty()) {
+                subscriptions.get().forEach(a -> byId.put(a.id(), a.subscription()));
+            }
+            EventSubscription sub = byId.get(w.subscriptionId);
+            if (sub == null) {
+                continue; // deleted: the flush loop drops the window
+            }
+            DeliveryResult result = d.result();
+            w.roundAttempted |= !result.throttled();
+            try {
+                switch (result.outcome()) {
+                    case DELIVERED -> sent(state, w, group.key(), DeliveryRecord.DELIVERED);
+                    case PERMANENT -> deadLetter(state, w, sub, group, result.reason());
+                    case RETRY -> {
+                        if (!result.throttled() && w.attempts + 1 > sub.retries()) {
+                            deadLetter(state, w, sub, group, "retries exhausted (" + sub.retries() + "): "
+                                    + result.reason());
+                        } else {
+                            w.roundRetry = true;
+                            if (result.retryAfter() != null
+                                    && (w.roundWait == null || result.retryAfter().compareTo(w.roundWait) > 0)) {
+                                w.roundWait = result.retryAfter();
+                            }
+                            LOG.info("digest {} of subscription {} to {}: {} (retried)", w.flushId, sub.id(),
+                                    group.key(), result.reason());
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                w.roundRetry = true; // a marker or dead letter not acked: this group is sent again
+                LOG.warn("digest {} to {}: {} not recorded ({}); sent again", w.flushId, group.key(),
+                        result.outcome(), e.toString());
+            }
+        }
     }
 
     private void sent(PartitionState state, Window w, String destination, String status) {
@@ -572,10 +667,10 @@ public final class DigestFlusher implements AutoCloseable {
     }
 
     private void deadLetter(PartitionState state, Window w, EventSubscription sub, DestinationGroup group,
-                            DigestMessage message, String reason) {
+                            String reason) {
         ChangeEvent placeholder = new ChangeEvent(w.flushId, "digest", "digest", w.key, null, w.key, null, null,
-                null, null, w.sealedAt, null, Json.mapper().valueToTree(Map.of("total", message.total(),
-                "counts", message.counts(), "group", message.group())), null, null);
+                null, null, w.sealedAt, null, Json.mapper().valueToTree(Map.of("total", w.total,
+                "counts", w.counts, "group", w.group)), null, null);
         deadLetters.write(new FailedEvent(sub.id(), placeholder, "digest: " + reason, FailureSource.SUBSCRIBER, 0,
                 w.attempts + 1, clock.millis(), group.memberIds().get(0)));
         w.deadLettered = true;
@@ -611,6 +706,7 @@ public final class DigestFlusher implements AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            awaitSends(partitions); // what the receivers answered is recorded, so the next owner does not send it
             try {
                 commit(c, partitions);
             } catch (RuntimeException e) {
@@ -675,6 +771,27 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
+    /** Waits (bounded by {@code digest.sendTimeout}) for the running sends of windows of {@code partitions}. */
+    private void awaitSends(Collection<TopicPartition> partitions) {
+        long deadline = System.nanoTime() + settings.sendTimeout().toNanos();
+        while (sending(partitions) && System.nanoTime() < deadline) {
+            applyFinished();
+            LockSupport.parkNanos(10_000_000);
+        }
+        applyFinished();
+    }
+
+    private boolean sending(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            PartitionState state = owned.get(tp);
+            if (state != null && state.byKey.values().stream().flatMap(Deque::stream)
+                    .anyMatch(w -> !w.inFlight.isEmpty())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Stops the thread (it commits what is sent), bounded by {@code timeout}. */
     public void close(Duration timeout) {
         stopping = true;
@@ -687,6 +804,7 @@ public final class DigestFlusher implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        sender.close();
     }
 
     @Override

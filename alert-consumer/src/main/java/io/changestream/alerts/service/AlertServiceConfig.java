@@ -223,6 +223,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("digest.zone", "UTC", "time zone of Daily/Weekly/Monthly and cron schedules"),
             new Setting("digest.tick", "PT1S", "how often due digest/group windows are looked for"),
             new Setting("digest.retryBackoff", "PT10S", "wait before a failed digest/group message is sent again"),
+            new Setting("digest.maxInFlightPerDestination", "4", "digest/group messages being sent to one "
+                    + "destination at once; more wait (a slow receiver delays only its own)"),
+            new Setting("digest.sendTimeout", "PT30S", "longest one digest/group send may take, then it is "
+                    + "cancelled and counts as a failed attempt"),
+            new Setting("digest.blockingThreads", "4", "threads that send digest e-mails (SMTP blocks)"),
             new Setting("grouping.groupWait", "PT30S", "default wait of a new group before its first message "
                     + "(Alertmanager group_wait)"),
             new Setting("grouping.groupInterval", "PT5M", "default wait after a group's message before its next "
@@ -442,7 +447,10 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("digest.tick", Values::duration), v.get("digest.retryBackoff", Values::duration),
                         ledger.ackTimeout(), v.get("grouping.groupWait", Values::duration),
                         v.get("grouping.groupInterval", Values::duration),
-                        v.get("grouping.repeatInterval", Values::duration)),
+                        v.get("grouping.repeatInterval", Values::duration),
+                        v.get("digest.maxInFlightPerDestination", Integer::parseInt),
+                        v.get("digest.sendTimeout", Values::duration),
+                        v.get("digest.blockingThreads", Integer::parseInt)),
                 new RetrySettings(catalog.alertRetry().name(), catalog.alertDestinations().name(), groupId,
                         v.get("retry.inlineBudget", Values::duration), v.get("retry.maxRecordBytes", Integer::parseInt),
                         v.get("retry.lanes", Integer::parseInt), v.get("retry.maxHeld", Integer::parseInt),
