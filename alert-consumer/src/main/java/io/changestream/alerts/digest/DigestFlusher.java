@@ -22,12 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -109,7 +107,7 @@ public final class DigestFlusher implements AutoCloseable {
     private final Clock clock;
     private final MeterRegistry meters;
     private final JsonSerde<DigestRecord> serde = JsonSerde.of(DigestRecord.class);
-    private final Map<TopicPartition, PartitionState> owned = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, DigestPartition> owned = new ConcurrentHashMap<>();
     private final Counter earlySeals;
     private final Thread thread;
     private volatile boolean stopping;
@@ -170,153 +168,6 @@ public final class DigestFlusher implements AutoCloseable {
         return !failed;
     }
 
-    /** One window: a key's members between two seals. Flusher thread only. */
-    static final class Window {
-        final String subscriptionId;
-        final String group;
-        final String key;
-        String flushId;
-        long firstOffset = -1;
-        long lastOffset = -1;
-        long firstAt;
-        long sealedAt;
-        int total;
-        final Map<String, Integer> counts = new LinkedHashMap<>();
-        final List<ChangeEvent> events = new ArrayList<>();
-        final Set<String> sent = new java.util.HashSet<>();
-        boolean deadLettered;
-        int attempts;
-        long nextAttempt;
-        long listedBytes;
-        /** The partition state that holds it; a result for a window of a dropped state is ignored. */
-        Object owner;
-        boolean forgotten;
-        /** The send round: destination groups being sent, and what the finished ones said. */
-        final Map<String, DestinationGroup> inFlight = new HashMap<>();
-        boolean round;
-        boolean roundRetry;
-        boolean roundBlocked;
-        boolean roundAttempted;
-        Duration roundWait;
-        int rounds;
-
-        Window(String subscriptionId, String group, String key) {
-            this.subscriptionId = subscriptionId;
-            this.group = group;
-            this.key = key;
-        }
-
-        boolean sealed() {
-            return flushId != null;
-        }
-
-        /** Adds a member; it is listed while the window has fewer than topChanges and the budget allows. */
-        void add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges, AtomicLong budgetUsed,
-                 long budget) {
-            ChangeEvent event = entry.event();
-            if (firstOffset < 0) {
-                firstOffset = r.offset();
-                firstAt = entry.at(); // the collector's clock (record timestamps are the broker's business)
-            }
-            lastOffset = r.offset();
-            total++;
-            String what = event.entityType() + " " + event.eventType();
-            if (counts.containsKey(what) || counts.size() < MAX_COUNT_KEYS) {
-                counts.merge(what, 1, Integer::sum);
-            } else {
-                counts.merge("other", 1, Integer::sum);
-            }
-            long bytes = r.serializedValueSize();
-            if (events.size() < topChanges && budgetUsed.get() + bytes <= budget) {
-                events.add(event);
-                listedBytes += bytes;
-                budgetUsed.addAndGet(bytes);
-            }
-        }
-    }
-
-    /** A seal or send marker learned before the partition's entries are re-read. */
-    private record Seal(String flushId, long lastOffset, long at) {
-    }
-
-    /** What this owner knows of one partition. Flusher thread only. */
-    final class PartitionState {
-        final TopicPartition tp;
-        final long endAtAssignment;
-        boolean caughtUp;
-        final Map<String, Deque<Window>> byKey = new LinkedHashMap<>();
-        final Map<String, Deque<Seal>> seals = new HashMap<>();
-        final Map<String, Set<String>> sentOf = new HashMap<>();
-        final Map<String, Boolean> deadOf = new HashMap<>();
-        final Map<String, Long> lastMessage = new HashMap<>();
-
-        PartitionState(TopicPartition tp, long endAtAssignment) {
-            this.tp = tp;
-            this.endAtAssignment = endAtAssignment;
-        }
-
-        int openWindows() {
-            int n = 0;
-            for (Deque<Window> windows : byKey.values()) {
-                Window last = windows.peekLast();
-                n += last != null && !last.sealed() ? 1 : 0;
-            }
-            return n;
-        }
-
-        void learn(DigestRecord marker) {
-            if (DigestRecord.SEALED.equals(marker.kind())) {
-                seals.computeIfAbsent(marker.key(), k -> new ArrayDeque<>())
-                        .add(new Seal(marker.flushId(), marker.lastOffset(), marker.at()));
-            } else if (DigestRecord.SENT.equals(marker.kind())) {
-                sentOf.computeIfAbsent(marker.flushId(), k -> new java.util.HashSet<>()).add(marker.destination());
-                if (DeliveryRecord.DEAD_LETTERED.equals(marker.status())) {
-                    deadOf.put(marker.flushId(), true);
-                }
-                lastMessage.merge(marker.key(), marker.at(), Math::max);
-            }
-        }
-
-        void apply(ConsumerRecord<String, String> r, DigestRecord entry) {
-            Deque<Window> windows = byKey.computeIfAbsent(entry.key(), k -> new ArrayDeque<>());
-            Deque<Seal> known = seals.get(entry.key());
-            while (known != null && !known.isEmpty() && known.peekFirst().lastOffset() < r.offset()) {
-                known.pollFirst(); // a window before this entry: complete already (or all before the commit)
-            }
-            Window target = windows.peekLast();
-            if (known != null && !known.isEmpty()) {
-                Seal seal = known.peekFirst();
-                if (target == null || !seal.flushId().equals(target.flushId)) {
-                    target = new Window(entry.subscriptionId(), entry.group(), entry.key());
-                    target.owner = this;
-                    target.flushId = seal.flushId();
-                    target.sealedAt = seal.at();
-                    target.sent.addAll(sentOf.getOrDefault(seal.flushId(), Set.of()));
-                    target.deadLettered = deadOf.getOrDefault(seal.flushId(), false);
-                    windows.addLast(target);
-                }
-            } else if (target == null || target.sealed()) {
-                target = new Window(entry.subscriptionId(), entry.group(), entry.key());
-                target.owner = this;
-                windows.addLast(target);
-            }
-            target.add(r, entry, settings.topChanges(), listedBytes, settings.maxListedBytes());
-        }
-
-        /** The offset to commit: the oldest member of a window not yet sent, else the consumer's position. */
-        long safeOffset(long position) {
-            long safe = position;
-            for (Deque<Window> windows : byKey.values()) {
-                for (Window w : windows) {
-                    if (w.firstOffset >= 0) {
-                        safe = Math.min(safe, w.firstOffset);
-                    }
-                }
-            }
-            return safe;
-        }
-    }
-
     private void run() {
         try (KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerProps, new StringDeserializer(),
                 new StringDeserializer())) {
@@ -325,7 +176,7 @@ public final class DigestFlusher implements AutoCloseable {
             while (!stopping) {
                 try {
                     for (ConsumerRecord<String, String> r : c.poll(settings.tick())) {
-                        PartitionState state = owned.get(new TopicPartition(r.topic(), r.partition()));
+                        DigestPartition state = owned.get(new TopicPartition(r.topic(), r.partition()));
                         DigestRecord record = read(r);
                         if (state != null && record != null && DigestRecord.ENTRY.equals(record.kind())) {
                             state.apply(r, record);
@@ -334,7 +185,7 @@ public final class DigestFlusher implements AutoCloseable {
                     List<TopicPartition> without = c.assignment().stream().filter(tp -> !owned.containsKey(tp))
                             .toList();
                     takeOver(c, without);
-                    for (PartitionState state : owned.values()) {
+                    for (DigestPartition state : owned.values()) {
                         if (!state.caughtUp && c.position(state.tp) >= state.endAtAssignment) {
                             state.caughtUp = true;
                             LOG.info("digest partition {} read to its end: {} keys with windows", state.tp,
@@ -344,7 +195,7 @@ public final class DigestFlusher implements AutoCloseable {
                     applyFinished();
                     flush(c);
                     commit(c, owned.keySet());
-                    openWindows.set(owned.values().stream().mapToInt(PartitionState::openWindows).sum());
+                    openWindows.set(owned.values().stream().mapToInt(DigestPartition::openWindows).sum());
                 } catch (WakeupException e) {
                     // close() woke us up
                 } catch (RuntimeException e) {
@@ -381,7 +232,7 @@ public final class DigestFlusher implements AutoCloseable {
     private void commit(KafkaConsumer<String, String> c, Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
-            PartitionState state = owned.get(tp);
+            DigestPartition state = owned.get(tp);
             if (state != null && state.caughtUp) {
                 offsets.put(tp, new OffsetAndMetadata(state.safeOffset(c.position(tp))));
             }
@@ -398,17 +249,17 @@ public final class DigestFlusher implements AutoCloseable {
         subscriptions.get().stream().filter(a -> a.subscription().enabled())
                 .forEach(a -> byId.put(a.id(), a.subscription())); // a disabled one's due windows are dropped
         sealOverBudget();
-        for (PartitionState state : owned.values()) {
+        for (DigestPartition state : owned.values()) {
             if (!state.caughtUp) {
                 continue;
             }
             Drained drained = new Drained(c, state.tp);
             var keys = state.byKey.entrySet().iterator();
             while (keys.hasNext() && !stopping) {
-                Map.Entry<String, Deque<Window>> entry = keys.next();
-                Deque<Window> windows = entry.getValue();
+                Map.Entry<String, Deque<DigestWindow>> entry = keys.next();
+                Deque<DigestWindow> windows = entry.getValue();
                 while (!windows.isEmpty() && !stopping) {
-                    Window head = windows.peekFirst();
+                    DigestWindow head = windows.peekFirst();
                     EventSubscription sub = byId.get(head.subscriptionId);
                     if (!head.sealed() && !due(state, head, sub, drained)) {
                         break;
@@ -438,14 +289,14 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private void forget(Window w) {
+    private void forget(DigestWindow w) {
         w.forgotten = true;
         listedBytes.addAndGet(-w.listedBytes);
     }
 
     private void drop(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
-            PartitionState state = owned.remove(tp);
+            DigestPartition state = owned.remove(tp);
             if (state != null) {
                 state.byKey.values().forEach(windows -> windows.forEach(this::forget));
             }
@@ -456,7 +307,7 @@ public final class DigestFlusher implements AutoCloseable {
      * Whether an open window is to be sealed now: it is due, and its partition is read to the end (so what was
      * acked before the due time is in it), or the partition lags still {@value #DRAIN_TICKS} ticks after.
      */
-    private boolean due(PartitionState state, Window w, EventSubscription sub, Drained drained) {
+    private boolean due(DigestPartition state, DigestWindow w, EventSubscription sub, Drained drained) {
         Instant now = clock.instant();
         Instant due = dueAt(state, w, sub);
         return !now.isBefore(due) && (!now.isBefore(due.plus(settings.tick().multipliedBy(DRAIN_TICKS)))
@@ -485,7 +336,7 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private Instant dueAt(PartitionState state, Window w, EventSubscription sub) {
+    private Instant dueAt(DigestPartition state, DigestWindow w, EventSubscription sub) {
         Optional<DigestPolicy> policy = sub == null ? Optional.empty() : policies.policyOf(sub);
         if (policy.isEmpty()) {
             return Instant.EPOCH; // deleted, disabled or back to real time: what was collected goes now
@@ -502,13 +353,13 @@ public final class DigestFlusher implements AutoCloseable {
 
     /** More open windows than digest.maxWindows: the oldest are sealed (and sent) before they are due. */
     private void sealOverBudget() {
-        int open = owned.values().stream().filter(s -> s.caughtUp).mapToInt(PartitionState::openWindows).sum();
+        int open = owned.values().stream().filter(s -> s.caughtUp).mapToInt(DigestPartition::openWindows).sum();
         while (open > settings.maxWindows()) {
-            Window oldest = null;
-            PartitionState in = null;
-            for (PartitionState state : owned.values()) {
-                for (Deque<Window> windows : state.byKey.values()) {
-                    Window last = windows.peekLast();
+            DigestWindow oldest = null;
+            DigestPartition in = null;
+            for (DigestPartition state : owned.values()) {
+                for (Deque<DigestWindow> windows : state.byKey.values()) {
+                    DigestWindow last = windows.peekLast();
                     if (state.caughtUp && last != null && !last.sealed()
                             && (oldest == null || last.firstAt < oldest.firstAt)) {
                         oldest = last;
@@ -525,7 +376,7 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private void seal(PartitionState state, Window w) {
+    private void seal(DigestPartition state, DigestWindow w) {
         String flushId = "digest-" + UUID.nameUUIDFromBytes((w.subscriptionId + "/" + w.group + "/" + state.tp
                 + "@" + w.firstOffset).getBytes(StandardCharsets.UTF_8));
         long now = clock.millis();
@@ -542,7 +393,7 @@ public final class DigestFlusher implements AutoCloseable {
      * {@link #applyFinished}. When the round's last result is in, a retry (or a full bulkhead) waits
      * {@code digest.retryBackoff} or the receiver's Retry-After (a full bulkhead: one tick) before the next round.
      */
-    private boolean send(PartitionState state, Window w, EventSubscription sub) {
+    private boolean send(DigestPartition state, DigestWindow w, EventSubscription sub) {
         if (!w.inFlight.isEmpty()) {
             return false;
         }
@@ -584,7 +435,7 @@ public final class DigestFlusher implements AutoCloseable {
     }
 
     /** The round's results are in: count the attempt, and wait before the next round if one is needed. */
-    private void endRound(Window w) {
+    private void endRound(DigestWindow w) {
         if (w.roundAttempted) {
             w.attempts++;
         }
@@ -601,7 +452,7 @@ public final class DigestFlusher implements AutoCloseable {
     }
 
     /** Every destination group of the window is done: the message is settled in the ledger. */
-    private boolean settle(PartitionState state, Window w, EventSubscription sub) {
+    private boolean settle(DigestPartition state, DigestWindow w, EventSubscription sub) {
         ledger.record(state.tp, w.lastOffset, sub.id(), w.flushId, w.deadLettered ? DeliveryRecord.DEAD_LETTERED
                 : DeliveryRecord.DELIVERED, Math.max(1, w.attempts));
         if (w.rounds == 0) {
@@ -618,8 +469,8 @@ public final class DigestFlusher implements AutoCloseable {
     private void applyFinished() {
         Map<String, EventSubscription> byId = new HashMap<>();
         for (DigestSender.Done d : sender.finished()) {
-            Window w = (Window) d.window();
-            PartitionState state = (PartitionState) w.owner;
+            DigestWindow w = d.window();
+            DigestPartition state = w.owner;
             DestinationGroup group = w.inFlight.remove(d.groupKey());
             if (w.forgotten || group == null || owned.get(state.tp) != state) {
                 continue; // dropped meanwhile (partition released, subscription deleted): the next owner sends it
@@ -660,13 +511,13 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private void sent(PartitionState state, Window w, String destination, String status) {
+    private void sent(DigestPartition state, DigestWindow w, String destination, String status) {
         write(state.tp, new DigestRecord(DigestRecord.SENT, w.subscriptionId, w.group, null, null, null, null,
                 w.flushId, null, null, destination, status, clock.millis()));
         w.sent.add(destination);
     }
 
-    private void deadLetter(PartitionState state, Window w, EventSubscription sub, DestinationGroup group,
+    private void deadLetter(DigestPartition state, DigestWindow w, EventSubscription sub, DestinationGroup group,
                             String reason) {
         ChangeEvent placeholder = new ChangeEvent(w.flushId, "digest", "digest", w.key, null, w.key, null, null,
                 null, null, w.sealedAt, null, Json.mapper().valueToTree(Map.of("total", w.total,
@@ -747,7 +598,7 @@ public final class DigestFlusher implements AutoCloseable {
                     OffsetAndMetadata at = committed.get(tp);
                     long from = at == null ? beginnings.get(tp) : Math.max(at.offset(), beginnings.get(tp));
                     long end = ends.get(tp);
-                    PartitionState state = new PartitionState(tp, end);
+                    DigestPartition state = new DigestPartition(tp, end, settings.topChanges(), settings.maxListedBytes(), listedBytes);
                     reader.assign(List.of(tp));
                     reader.seek(tp, from);
                     while (reader.position(tp) < end) {
@@ -783,7 +634,7 @@ public final class DigestFlusher implements AutoCloseable {
 
     private boolean sending(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
-            PartitionState state = owned.get(tp);
+            DigestPartition state = owned.get(tp);
             if (state != null && state.byKey.values().stream().flatMap(Deque::stream)
                     .anyMatch(w -> !w.inFlight.isEmpty())) {
                 return true;

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class DigestSender implements AutoCloseable {
 
     /** A finished send: for {@code window}'s destination group {@code groupKey}. */
-    record Done(Object window, String groupKey, DeliveryResult result) {
+    record Done(DigestWindow window, String groupKey, DeliveryResult result) {
     }
 
     private final DigestDelivery delivery;
@@ -59,7 +59,7 @@ final class DigestSender implements AutoCloseable {
      * Starts sending {@code message} to {@code destination} for {@code window}'s group {@code groupKey}; false (and
      * nothing started) when the destination has {@code digest.maxInFlightPerDestination} sends running.
      */
-    boolean trySend(Object window, String groupKey, DigestMessage message, SubscriptionDestination destination) {
+    boolean trySend(DigestWindow window, String groupKey, DigestMessage message, SubscriptionDestination destination) {
         String key = destinationKey(message, destination);
         AtomicInteger slots = inFlight.computeIfAbsent(key, k -> new AtomicInteger());
         if (slots.incrementAndGet() > settings.maxInFlightPerDestination()) {
