@@ -1,19 +1,11 @@
 package io.changestream.alerts.digest;
 
-import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DigestDelivery;
-import io.changestream.alerts.destination.DigestMessage;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.DeadLetterWriter;
-import io.changestream.alerts.pipeline.DestinationGroup;
 import io.changestream.alerts.subscription.ActiveSubscription;
-import io.changestream.topics.model.ChangeEvent;
-import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.DigestRecord;
 import io.changestream.topics.model.EventSubscription;
-import io.changestream.topics.model.FailedEvent;
-import io.changestream.topics.model.FailureSource;
-import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.JsonSerde;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -22,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
@@ -32,9 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -45,7 +33,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -53,8 +40,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flush side of digests and grouping: one thread per instance, a consumer of {@code alert-digest} in the group
- * {@link DigestSettings#groupId()}, so each partition — and with it every window of the subscription groups keyed to
+ * The flush side of digests and grouping: one thread per instance (window state in {@link DigestPartition} and
+ * {@link DigestWindow}, sending in {@link DigestRounds} over {@link DigestSender}), a consumer of
+ * {@code alert-digest} in the group {@link DigestSettings#groupId()}, so each partition — and with it every window of the subscription groups keyed to
  * it — has one owner. The owner keeps per key (subscription + group) its windows: members counted by entity and
  * event type, the first {@link DigestSettings#topChanges()} in full. A window is due at the schedule's next tick after
  * its first member (Scheduled), or after {@code groupWait} for a new group and {@code groupInterval} after the group's
@@ -101,11 +89,8 @@ public final class DigestFlusher implements AutoCloseable {
     private final Supplier<List<ActiveSubscription>> subscriptions;
     private final DigestCollector policies;
     private final DigestSender sender;
-    private final DeliveryLedger ledger;
-    private final DeadLetterWriter deadLetters;
-    private final Producer<String, String> producer;
+    private final DigestRounds rounds;
     private final Clock clock;
-    private final MeterRegistry meters;
     private final JsonSerde<DigestRecord> serde = JsonSerde.of(DigestRecord.class);
     private final Map<TopicPartition, DigestPartition> owned = new ConcurrentHashMap<>();
     private final Counter earlySeals;
@@ -128,11 +113,7 @@ public final class DigestFlusher implements AutoCloseable {
         this.settings = settings;
         this.subscriptions = subscriptions;
         this.policies = policies;
-        this.ledger = ledger;
-        this.deadLetters = deadLetters;
-        this.producer = producer;
         this.clock = clock;
-        this.meters = meters;
         this.consumerProps = new HashMap<>(kafka);
         consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -146,6 +127,8 @@ public final class DigestFlusher implements AutoCloseable {
                     + "running sends");
         }
         this.sender = new DigestSender(delivery, settings);
+        this.rounds = new DigestRounds(settings, policies, sender, ledger, deadLetters, producer, subscriptions,
+                owned, meters, clock);
         this.earlySeals = Counter.builder("changestream.alert.digest.early.seals")
                 .description("Windows sealed before they were due because digest.maxWindows windows were open")
                 .register(meters);
@@ -192,7 +175,7 @@ public final class DigestFlusher implements AutoCloseable {
                                     state.byKey.size());
                         }
                     }
-                    applyFinished();
+                    rounds.applyFinished();
                     flush(c);
                     commit(c, owned.keySet());
                     openWindows.set(owned.values().stream().mapToInt(DigestPartition::openWindows).sum());
@@ -270,11 +253,11 @@ public final class DigestFlusher implements AutoCloseable {
                     if (sub == null) {
                         LOG.info("digest {} of subscription {} dropped: the subscription is deleted or disabled "
                                 + "({} members)", head.flushId, head.subscriptionId, head.total);
-                        count("dropped");
+                        rounds.count("dropped");
                         forget(windows.pollFirst());
                         continue;
                     }
-                    if (!send(state, head, sub)) {
+                    if (!rounds.send(state, head, sub)) {
                         break;
                     }
                     forget(windows.pollFirst());
@@ -380,171 +363,10 @@ public final class DigestFlusher implements AutoCloseable {
         String flushId = "digest-" + UUID.nameUUIDFromBytes((w.subscriptionId + "/" + w.group + "/" + state.tp
                 + "@" + w.firstOffset).getBytes(StandardCharsets.UTF_8));
         long now = clock.millis();
-        write(state.tp, new DigestRecord(DigestRecord.SEALED, w.subscriptionId, w.group, null, null, null, null,
+        rounds.write(state.tp, new DigestRecord(DigestRecord.SEALED, w.subscriptionId, w.group, null, null, null, null,
                 flushId, w.lastOffset, w.total, null, null, now));
         w.flushId = flushId;
         w.sealedAt = now;
-    }
-
-    /**
-     * Advances the sending of a sealed window; true when every destination group is done (then it is settled).
-     * A round starts a send to each destination group not yet done whose destination has a free slot
-     * ({@link DigestSender}); the flusher thread goes on at once, and the results come back through
-     * {@link #applyFinished}. When the round's last result is in, a retry (or a full bulkhead) waits
-     * {@code digest.retryBackoff} or the receiver's Retry-After (a full bulkhead: one tick) before the next round.
-     */
-    private boolean send(DigestPartition state, DigestWindow w, EventSubscription sub) {
-        if (!w.inFlight.isEmpty()) {
-            return false;
-        }
-        if (w.round) {
-            endRound(w);
-            if (w.nextAttempt > clock.millis()) {
-                return false;
-            }
-        }
-        if (clock.millis() < w.nextAttempt) {
-            return false;
-        }
-        List<DestinationGroup> pending = new ArrayList<>();
-        for (DestinationGroup group : DestinationGroup.of(sub, false)) {
-            if (!w.sent.contains(group.key()) && DigestDelivery.takesDigests(group.destination().type())) {
-                pending.add(group);
-            }
-        }
-        if (pending.isEmpty()) {
-            return settle(state, w, sub);
-        }
-        Optional<DigestPolicy> policy = policies.policyOf(sub);
-        DigestMessage message = new DigestMessage(sub, w.flushId, policy.map(DigestPolicy::scheduled).orElse(false)
-                ? "digest" : "group", w.group, Instant.ofEpochMilli(w.firstAt), Instant.ofEpochMilli(w.sealedAt),
-                w.total, w.counts, w.events);
-        w.round = true;
-        w.rounds++;
-        for (DestinationGroup group : pending) {
-            if (sender.trySend(w, group.key(), message, group.destination())) {
-                w.inFlight.put(group.key(), group);
-            } else {
-                w.roundBlocked = true; // its destination has digest.maxInFlightPerDestination sends running
-            }
-        }
-        if (w.inFlight.isEmpty()) {
-            endRound(w);
-        }
-        return false;
-    }
-
-    /** The round's results are in: count the attempt, and wait before the next round if one is needed. */
-    private void endRound(DigestWindow w) {
-        if (w.roundAttempted) {
-            w.attempts++;
-        }
-        if (w.roundRetry) {
-            w.nextAttempt = clock.millis() + (w.roundWait != null ? w.roundWait : settings.retryBackoff()).toMillis();
-        } else if (w.roundBlocked) {
-            w.nextAttempt = clock.millis() + settings.tick().toMillis();
-        }
-        w.round = false;
-        w.roundRetry = false;
-        w.roundBlocked = false;
-        w.roundAttempted = false;
-        w.roundWait = null;
-    }
-
-    /** Every destination group of the window is done: the message is settled in the ledger. */
-    private boolean settle(DigestPartition state, DigestWindow w, EventSubscription sub) {
-        ledger.record(state.tp, w.lastOffset, sub.id(), w.flushId, w.deadLettered ? DeliveryRecord.DEAD_LETTERED
-                : DeliveryRecord.DELIVERED, Math.max(1, w.attempts));
-        if (w.rounds == 0) {
-            return true; // every destination group had its SENT before: a re-read, counted already
-        }
-        state.lastMessage.put(w.key, clock.millis());
-        count(w.deadLettered ? "dead_lettered" : "delivered");
-        LOG.info("digest {} of subscription {} ({} members, group '{}') settled", w.flushId, sub.id(), w.total,
-                w.group);
-        return true;
-    }
-
-    /** Applies the results of finished sends (flusher thread): SENT markers, dead letters, retries. */
-    private void applyFinished() {
-        Map<String, EventSubscription> byId = new HashMap<>();
-        for (DigestSender.Done d : sender.finished()) {
-            DigestWindow w = d.window();
-            DigestPartition state = w.owner;
-            DestinationGroup group = w.inFlight.remove(d.groupKey());
-            if (w.forgotten || group == null || owned.get(state.tp) != state) {
-                continue; // dropped meanwhile (partition released, subscription deleted): the next owner sends it
-            }
-            if (byId.isEmpty()) {
-                subscriptions.get().forEach(a -> byId.put(a.id(), a.subscription()));
-            }
-            EventSubscription sub = byId.get(w.subscriptionId);
-            if (sub == null) {
-                continue; // deleted: the flush loop drops the window
-            }
-            DeliveryResult result = d.result();
-            w.roundAttempted |= !result.throttled();
-            try {
-                switch (result.outcome()) {
-                    case DELIVERED -> sent(state, w, group.key(), DeliveryRecord.DELIVERED);
-                    case PERMANENT -> deadLetter(state, w, sub, group, result.reason());
-                    case RETRY -> {
-                        if (!result.throttled() && w.attempts + 1 > sub.retries()) {
-                            deadLetter(state, w, sub, group, "retries exhausted (" + sub.retries() + "): "
-                                    + result.reason());
-                        } else {
-                            w.roundRetry = true;
-                            if (result.retryAfter() != null
-                                    && (w.roundWait == null || result.retryAfter().compareTo(w.roundWait) > 0)) {
-                                w.roundWait = result.retryAfter();
-                            }
-                            LOG.info("digest {} of subscription {} to {}: {} (retried)", w.flushId, sub.id(),
-                                    group.key(), result.reason());
-                        }
-                    }
-                }
-            } catch (RuntimeException e) {
-                w.roundRetry = true; // a marker or dead letter not acked: this group is sent again
-                LOG.warn("digest {} to {}: {} not recorded ({}); sent again", w.flushId, group.key(),
-                        result.outcome(), e.toString());
-            }
-        }
-    }
-
-    private void sent(DigestPartition state, DigestWindow w, String destination, String status) {
-        write(state.tp, new DigestRecord(DigestRecord.SENT, w.subscriptionId, w.group, null, null, null, null,
-                w.flushId, null, null, destination, status, clock.millis()));
-        w.sent.add(destination);
-    }
-
-    private void deadLetter(DigestPartition state, DigestWindow w, EventSubscription sub, DestinationGroup group,
-                            String reason) {
-        ChangeEvent placeholder = new ChangeEvent(w.flushId, "digest", "digest", w.key, null, w.key, null, null,
-                null, null, w.sealedAt, null, Json.mapper().valueToTree(Map.of("total", w.total,
-                "counts", w.counts, "group", w.group)), null, null);
-        deadLetters.write(new FailedEvent(sub.id(), placeholder, "digest: " + reason, FailureSource.SUBSCRIBER, 0,
-                w.attempts + 1, clock.millis(), group.memberIds().get(0)));
-        w.deadLettered = true;
-        sent(state, w, group.key(), DeliveryRecord.DEAD_LETTERED);
-    }
-
-    private void write(TopicPartition tp, DigestRecord marker) {
-        try {
-            producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), marker.key(), serde.toJson(marker)))
-                    .get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while writing a digest marker", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("digest marker " + marker.kind() + " " + marker.flushId()
-                    + " not acked within " + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
-        }
-    }
-
-    private void count(String outcome) {
-        Counter.builder("changestream.alert.digest.messages")
-                .description("Digest and group messages settled, by outcome (delivered, dead_lettered, dropped)")
-                .tag("outcome", outcome).register(meters).increment();
     }
 
     /** Commits what is sent before partitions go; takes assigned ones over ({@link #takeOver}). */
@@ -626,10 +448,10 @@ public final class DigestFlusher implements AutoCloseable {
     private void awaitSends(Collection<TopicPartition> partitions) {
         long deadline = System.nanoTime() + settings.sendTimeout().toNanos();
         while (sending(partitions) && System.nanoTime() < deadline) {
-            applyFinished();
+            rounds.applyFinished();
             LockSupport.parkNanos(10_000_000);
         }
-        applyFinished();
+        rounds.applyFinished();
     }
 
     private boolean sending(Collection<TopicPartition> partitions) {
