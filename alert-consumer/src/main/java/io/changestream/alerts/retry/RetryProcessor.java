@@ -238,7 +238,24 @@ final class RetryProcessor {
                 tp, offset, r.destination(), why);
         deadLetters.write(new FailedEvent(r.subscriptionId(), dlqEvent(r), why + " while parked on the retry path",
                 FailureSource.SUBSCRIBER, 0, p.attempts, clock.millis(), r.groupKey()));
-        return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "dropped");
+        Step settled = settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "dropped");
+        if (states.suspension(r.destination()).isPresent() && !referenced(r.destination())) {
+            // no subscription has the destination any more: its suspension ends with it (not counted as suspended)
+            states.resume(r.destination(), why);
+        }
+        return settled;
+    }
+
+    /** Whether any subscription (enabled or not) still has a destination with this key. */
+    private boolean referenced(String destination) {
+        for (ActiveSubscription active : subscriptions.get()) {
+            for (io.changestream.topics.model.SubscriptionDestination d : active.subscription().destinations()) {
+                if (destination.equals(RetryPath.destinationKey(active.subscription(), d))) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** A failure in the retry path: after a streak or a duration of them, the destination is suspended. */

@@ -312,8 +312,9 @@ class RetryPathIT {
             receiver.always("/deleted", 410).always("/disabled", 410);
             String deleted = create(a.httpPort(), request("deleted", "[\"all\"]", "[]",
                     "[" + webhook("Webhook", receiver.url("/deleted"), null) + "]", 3));
-            String disabledRequest = request("disabled", "[\"all\"]", "[]",
-                    "[" + webhook("Webhook", receiver.url("/disabled"), null) + "]", 3);
+            // the disabled one keeps its destination id across the PUT: its destination stays suspended
+            String disabledRequest = request("disabled", "[\"all\"]", "[]", "[" + withId(webhook("Webhook",
+                    receiver.url("/disabled"), null), UUID.randomUUID().toString()) + "]", 3);
             String disabled = create(a.httpPort(), disabledRequest);
             List<ChangeEvent> events = events(50);
             AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
@@ -341,6 +342,9 @@ class RetryPathIT {
                     && f.reason().startsWith("subscription disabled")).map(f -> f.changeEvent().id()).distinct()
                     .count());
             assertEquals(2.0 * events.size(), meter(a, "changestream_alert_retry_settled_total{result=\"dropped\"}"));
+            Awaitility.await("the deleted subscription's destination is no longer counted as suspended")
+                    .atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(1.0,
+                            meter(a, "changestream_alert_destinations_suspended"), "the disabled one's stays (re-enabled, it is resumed by hand)"));
             assertEquals(sentDeleted, receiver.hits("/deleted").size(), "nothing sent after the delete");
             assertEquals(sentDisabled, receiver.hits("/disabled").size(), "nothing sent after the disable");
         }
