@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,7 +40,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The retry path's consumer side (decision 1120, issue 21 item 7): one thread owns the {@code alert-retry} consumer
  * (group {@code <group>-retry}) and a second, group-less reader for re-reads; {@code retry.lanes} worker threads try
- * the records. Per partition and destination a {@link DestinationQueue} holds at most
+ * the records, never waiting for a receiver (sends are asynchronous; a worker only works out what a result means). Per partition and destination a {@link DestinationQueue} holds at most
  * {@code retry.maxHeldPerDestination} records in memory (and all queues at most {@code retry.maxHeld}, a
  * destination's head always); the rest stay on the topic and are read again when the queue has room. Partitions are
  * never paused, so a destination with any number of parked pairs holds back nobody else's. One destination's records
@@ -275,41 +277,59 @@ final class RetryLoop implements AutoCloseable {
         }
     }
 
-    /** Worker: tries the queue's due heads one after another, up to {@value #TRIES_PER_TURN}. */
+    /**
+     * Worker: tries the queue's due heads one after another, up to {@value #TRIES_PER_TURN}. A send does not hold
+     * the worker: the next step runs when its result is in (on a worker again), and the queue stays claimed meanwhile,
+     * so a hanging receiver holds back only its own destination's records.
+     */
     private void turn(DestinationQueue q) {
-        long at = 0;
-        String why = null;
-        try {
-            for (int i = 0; i < TRIES_PER_TURN && !q.released() && !closed; i++) {
-                DestinationQueue.Held h = q.head();
-                if (h == null) {
-                    break;
-                }
-                RetryProcessor.Step step = tryOnce(q.partition(), h);
-                if (!step.settled()) {
-                    at = step.at();
-                    why = step.reason();
-                    break;
-                }
-                q.settled(h);
-                held.decrementAndGet();
-            }
-        } finally {
-            q.unclaim(at, why);
-        }
+        turn(q, 0);
     }
 
-    private RetryProcessor.Step tryOnce(TopicPartition tp, DestinationQueue.Held h) {
-        RetryRecord r = h.record();
+    private void turn(DestinationQueue q, int tries) {
+        DestinationQueue.Held h = tries < TRIES_PER_TURN && !q.released() && !closed ? q.head() : null;
+        if (h == null) {
+            q.unclaim(0, null);
+            return;
+        }
+        CompletableFuture<RetryProcessor.Step> step;
         try {
-            return processor.attempt(tp, h.offset(), r, h.progress());
-        } catch (RetriableException e) {
-            LOG.warn("retry record {}@{} of {}: {}; tried again in {}", tp, h.offset(), r.destination(),
-                    e.getMessage(), settings.recheckInterval());
+            step = processor.attempt(q.partition(), h.offset(), h.record(), h.progress(), workers);
         } catch (RuntimeException e) {
-            LOG.error("retry record {}@{} of {} failed for good: {}", tp, h.offset(), r.destination(), e.toString(), e);
+            step = CompletableFuture.failedFuture(e);
+        }
+        step.whenComplete((s, error) -> {
+            if (error != null && closed) {
+                q.unclaim(0, null); // closing: the next owner tries it
+                return;
+            }
+            RetryProcessor.Step next;
             try {
-                return processor.failedForGood(tp, h.offset(), r, h.progress(), "retry path error: " + e);
+                next = error == null ? s : failed(q.partition(), h, error instanceof CompletionException
+                        && error.getCause() != null ? error.getCause() : error);
+            } catch (RuntimeException e) {
+                next = new RetryProcessor.Step(false, clock.millis() + settings.recheckInterval().toMillis(), "error");
+            }
+            if (!next.settled()) {
+                q.unclaim(next.at(), next.reason());
+                return;
+            }
+            q.settled(h);
+            held.decrementAndGet();
+            turn(q, tries + 1);
+        });
+    }
+
+    /** A try that failed: not acked (tried again later), or an unexpected error (dead-lettered and settled). */
+    private RetryProcessor.Step failed(TopicPartition tp, DestinationQueue.Held h, Throwable error) {
+        RetryRecord r = h.record();
+        if (error instanceof RetriableException) {
+            LOG.warn("retry record {}@{} of {}: {}; tried again in {}", tp, h.offset(), r.destination(),
+                    error.getMessage(), settings.recheckInterval());
+        } else {
+            LOG.error("retry record {}@{} of {} failed for good: {}", tp, h.offset(), r.destination(), error, error);
+            try {
+                return processor.failedForGood(tp, h.offset(), r, h.progress(), "retry path error: " + error);
             } catch (RuntimeException again) {
                 LOG.warn("retry record {}@{} not settled: {}; tried again in {}", tp, h.offset(), again.toString(),
                         settings.recheckInterval());

@@ -29,7 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -134,25 +136,28 @@ final class RetryProcessor {
     }
 
     /**
-     * Tries one record, the head of its destination on its partition.
-     *
-     * @throws RetriableException when a ledger, DLQ or state write was not acked (the loop tries again later)
+     * Tries one record, the head of its destination on its partition, without waiting for the receiver: the send
+     * goes out through {@link DestinationRegistry#deliverAsync}, and what its result means (settle, dead-letter,
+     * suspend, wait) is worked out on {@code after} (the loop's workers), so a hanging receiver holds no thread,
+     * only its own destination's queue. The stage fails with a {@link RetriableException} when a ledger, DLQ or
+     * state write was not acked (the loop tries again later).
      */
-    Step attempt(TopicPartition tp, long offset, RetryRecord r, Progress p) {
+    CompletableFuture<Step> attempt(TopicPartition tp, long offset, RetryRecord r, Progress p, Executor after) {
         long now = clock.millis();
         if (!p.delivered && alreadySettled(tp, offset, r)) {
-            return done(tp, offset, r, "duplicate");
+            return CompletableFuture.completedFuture(done(tp, offset, r, "duplicate"));
         }
         Optional<Target> target = target(r);
         if (target.isEmpty()) {
             // deleted or disabled while parked: nobody wants these any more, also while the destination is
             // suspended (a resume would answer 404 after a delete). Dead-lettered so what was never sent stays
             // visible, and recorded in the ledger so a repeat of the event is not sent either.
-            return drop(tp, offset, r, p);
+            return CompletableFuture.completedFuture(drop(tp, offset, r, p));
         }
         Optional<String> suspended = states.suspension(r.destination());
         if (suspended.isPresent()) {
-            return waitFor(settings.recheckInterval().toMillis(), "destination suspended: " + suspended.get());
+            return CompletableFuture.completedFuture(waitFor(settings.recheckInterval().toMillis(),
+                    "destination suspended: " + suspended.get()));
         }
         boolean resumed = states.of(r.destination()).resumedAt() > p.waitSetAt;
         if (resumed) {
@@ -160,18 +165,32 @@ final class RetryProcessor {
             p.waitSetAt = now;
         }
         if (p.delivered) {
-            return settle(tp, offset, r, p, DeliveryRecord.DELIVERED, "delivered");
+            return CompletableFuture.completedFuture(settle(tp, offset, r, p, DeliveryRecord.DELIVERED, "delivered"));
         }
         if (now < p.notBefore) {
-            return waitFor(Math.min(p.notBefore - now, settings.recheckInterval().toMillis()), r.reason());
+            return CompletableFuture.completedFuture(waitFor(Math.min(p.notBefore - now,
+                    settings.recheckInterval().toMillis()), r.reason()));
         }
-        EventSubscription sub = target.get().subscription();
         int attempt = p.attempts + 1;
         DeliveryRequest request = request(r, target.get(), attempt);
         if (resumed) {
             destinations.resume(request); // a receiver's Retry-After pause ends with the resume
         }
-        DeliveryResult result = destinations.deliver(request);
+        Target t = target.get();
+        return destinations.deliverAsync(request).handleAsync((result, error) -> {
+            if (error != null) {
+                throw new RetriableException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
+                        error);
+            }
+            return outcome(tp, offset, r, p, t, attempt, result);
+        }, after);
+    }
+
+    /** What a send's result means for the record. */
+    private Step outcome(TopicPartition tp, long offset, RetryRecord r, Progress p, Target target, int attempt,
+                         DeliveryResult result) {
+        EventSubscription sub = target.subscription();
+        long now = clock.millis();
         switch (result.outcome()) {
             case DELIVERED -> {
                 streaks.remove(r.destination());
@@ -187,20 +206,20 @@ final class RetryProcessor {
                     return waitFor(settings.recheckInterval().toMillis(), result.reason());
                 }
                 p.attempts = attempt;
-                deadLetter(r, target.get(), result.reason(), attempt, Math.max(0, sub.retries() - (attempt - 1)));
+                deadLetter(r, target, result.reason(), attempt, Math.max(0, sub.retries() - (attempt - 1)));
                 return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
             }
             default -> {
-                if (result.unanswered() && target.get().group().atMostOnce(atMostOnceTypes)) {
+                if (result.unanswered() && target.group().atMostOnce(atMostOnceTypes)) {
                     // the request may have arrived: an at-most-once pair is not sent again (decision 1111)
                     p.attempts = attempt;
-                    deadLetter(r, target.get(), AlertProcessor.UNANSWERED + result.reason(), attempt, 0);
+                    deadLetter(r, target, AlertProcessor.UNANSWERED + result.reason(), attempt, 0);
                     return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
                 }
                 if (!result.throttled()) {
                     p.attempts = attempt;
                     if (attempt > sub.retries()) {
-                        deadLetter(r, target.get(), "retries exhausted (" + sub.retries() + "): " + result.reason(),
+                        deadLetter(r, target, "retries exhausted (" + sub.retries() + "): " + result.reason(),
                                 attempt, 0);
                         return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
                     }

@@ -13,8 +13,8 @@ import java.util.Objects;
  * @param inlineBudget          {@code retry.inlineBudget}: longest a pair waits in the runtime's delay queue, from
  *                              its first failure; a retry that would wait past it is handed off
  * @param maxRecordBytes        {@code retry.maxRecordBytes}: largest retry record; a larger pair stays inline
- * @param lanes                 {@code retry.lanes}: worker threads that try retry records (one destination's
- *                              records on one worker at a time)
+ * @param lanes                 {@code retry.lanes}: worker threads that handle retry-path send results (sends
+ *                              are asynchronous; one destination's records one at a time)
  * @param maxHeld               {@code retry.maxHeld}: retry records held in memory in all (beyond, every
  *                              destination holds its head only; the rest stays on the topic and is read again)
  * @param maxHeldPerDestination {@code retry.maxHeldPerDestination}: retry records of one destination on one

@@ -238,8 +238,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("retry.inlineBudget", "PT30S", "longest a pair waits inline (delay queue) from its first "
                     + "failure; a longer wait hands it to alert-retry"),
             new Setting("retry.maxRecordBytes", "1048576", "largest retry record; a larger pair stays inline"),
-            new Setting("retry.lanes", "8", "worker threads that try retry records (one destination's on one "
-                    + "worker at a time)"),
+            new Setting("retry.lanes", "8", "worker threads that handle retry-path send results (sends are "
+                    + "asynchronous; one destination's records one at a time)"),
             new Setting("retry.maxHeld", "8000", "retry records held in memory in all (beyond: each destination "
                     + "holds its head, the rest is read again from alert-retry)"),
             new Setting("retry.maxHeldPerDestination", "1000", "retry records of one destination on one partition "

@@ -305,6 +305,52 @@ class RetryPathIT {
     }
 
     @Test
+    void aReceiverThatHangsOnTheRetryPathHoldsBackNoOtherDestination() throws Exception {
+        Setup setup = setup("hang");
+        setup.settings().put("retry.lanes", "1"); // one worker: a send that held it would hold back everybody
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/h", 410);
+            String hanging = create(a.httpPort(), request("hanging", "[\"all\"]", "[]", "[" + webhook("Webhook",
+                    receiver.url("/h"), null).replace("\"readTimeout\": 3", "\"readTimeout\": 60") + "]", 3));
+            List<ChangeEvent> first = events(5);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), first);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                    && a.retry().depth() == first.size() && "disabled".equals(status(a, hanging)));
+
+            // resumed into a receiver that takes the request and answers only after 20 s
+            int before = receiver.hits("/h").size();
+            receiver.always("/h", 200).hold("/h");
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + hanging + "/resume",
+                    null).status());
+            Awaitility.await("the retry path's send hangs").atMost(Duration.ofSeconds(10))
+                    .until(() -> receiver.hits("/h").size() > before);
+
+            receiver.then("/n", 503).retryAfter("/n", "2").always("/n", 200);
+            create(a.httpPort(), request("neighbour", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/n"), null) + "]", 3));
+            List<ChangeEvent> more = events(5);
+            long start = System.nanoTime();
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), more);
+            Awaitility.await("the neighbour's retries go out while the other send hangs")
+                    .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> distinct(receiver.hits("/n")) >= more.size());
+            long tookMs = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(tookMs < 12_000, "the neighbour waited " + tookMs + " ms behind a hanging send");
+            assertTrue(meter(a, "changestream_alert_retry_settled_total{result=\"delivered\"}") >= 1,
+                    "the neighbour's pairs took the retry path");
+
+            receiver.release("/h");
+            List<ChangeEvent> all = new ArrayList<>(first);
+            all.addAll(more);
+            Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    distinct(since(receiver.hits("/h"), before)) >= all.size());
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            assertOncePerEventInEntityOrder(since(receiver.hits("/h"), before), all);
+        }
+    }
+
+    @Test
     void deletingOrDisablingASubscriptionSettlesItsParkedPairs() throws Exception {
         Setup setup = setup("delete");
         try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
