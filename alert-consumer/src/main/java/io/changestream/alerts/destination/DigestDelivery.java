@@ -13,6 +13,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 
 /**
  * Sends a {@link DigestMessage} in each destination's format: a Webhook (or Generic) gets a JSON array of the listed
@@ -48,24 +51,94 @@ public final class DigestDelivery {
     /** Sends the message to one destination; never throws for a delivery failure. */
     public DeliveryResult deliver(DigestMessage digest, SubscriptionDestination destination) {
         DeliveryRequest probe = DeliveryRequest.of(digest.subscription(), destination, placeholder(digest), 1);
-        java.time.Duration wait = limiter.acquire(probe);
-        if (!wait.isZero()) {
-            return DeliveryResult.throttled(wait, "rate limit of destination " + CircuitBreakingDestination.key(probe)
-                    + ": next slot in " + wait.toMillis() + " ms");
+        DeliveryResult throttled = throttle(probe);
+        if (throttled != null) {
+            return throttled;
         }
         DeliveryResult result = switch (destination.type()) {
-            case WEBHOOK, GENERIC -> webhook(digest, destination);
-            case SLACK -> chat(ChatFormat.SLACK, digest, destination);
-            case MS_TEAMS -> chat(ChatFormat.MS_TEAMS, digest, destination);
-            case G_CHAT -> chat(ChatFormat.G_CHAT, digest, destination);
+            case WEBHOOK, GENERIC, SLACK, MS_TEAMS, G_CHAT -> {
+                Prepared post = post(digest, destination);
+                yield post.refused() != null ? post.refused() : sender.send(post.outbound());
+            }
             case EMAIL -> email(digest, destination);
-            default -> DeliveryResult.permanent("destination type " + destination.type()
-                    + " does not take digests");
+            default -> notTaken(destination);
         };
+        return observed(probe, result);
+    }
+
+    /**
+     * Sends the message to one destination without blocking the caller (issue 21 item 6): webhook and chat over the
+     * sender's asynchronous client, e-mail on {@code blocking}. The stage completes with the result, never
+     * exceptionally for a delivery failure; cancelling it cancels the request (and interrupts an e-mail send).
+     */
+    public CompletableFuture<DeliveryResult> deliverAsync(DigestMessage digest, SubscriptionDestination destination,
+                                                          ExecutorService blocking) {
+        DeliveryRequest probe = DeliveryRequest.of(digest.subscription(), destination, placeholder(digest), 1);
+        DeliveryResult throttled = throttle(probe);
+        if (throttled != null) {
+            return CompletableFuture.completedFuture(throttled);
+        }
+        CompletableFuture<DeliveryResult> sent = switch (destination.type()) {
+            case WEBHOOK, GENERIC, SLACK, MS_TEAMS, G_CHAT -> {
+                Prepared post = post(digest, destination);
+                yield post.refused() != null ? CompletableFuture.completedFuture(post.refused())
+                        : sender.sendAsync(post.outbound());
+            }
+            case EMAIL -> {
+                CompletableFuture<DeliveryResult> mail = new CompletableFuture<>();
+                Future<?> task = blocking.submit(() -> {
+                    try {
+                        mail.complete(email(digest, destination));
+                    } catch (RuntimeException e) {
+                        mail.completeExceptionally(e);
+                    }
+                });
+                mail.whenComplete((r, e) -> {
+                    if (mail.isCancelled()) {
+                        task.cancel(true);
+                    }
+                });
+                yield mail;
+            }
+            default -> CompletableFuture.completedFuture(notTaken(destination));
+        };
+        CompletableFuture<DeliveryResult> result = sent.thenApply(r -> observed(probe, r));
+        result.whenComplete((r, e) -> {
+            if (e != null) {
+                sent.cancel(true); // cancelled or timed out by the caller: the request is cancelled too
+            }
+        });
+        return result;
+    }
+
+    private DeliveryResult throttle(DeliveryRequest probe) {
+        java.time.Duration wait = limiter.acquire(probe);
+        return wait.isZero() ? null : DeliveryResult.throttled(wait, "rate limit of destination "
+                + CircuitBreakingDestination.key(probe) + ": next slot in " + wait.toMillis() + " ms");
+    }
+
+    private DeliveryResult observed(DeliveryRequest probe, DeliveryResult result) {
         if (result.retryAfter() != null) {
             limiter.observe(probe, result);
         }
         return result;
+    }
+
+    private static DeliveryResult notTaken(SubscriptionDestination destination) {
+        return DeliveryResult.permanent("destination type " + destination.type() + " does not take digests");
+    }
+
+    /** The HTTP request of a webhook or chat digest, or the result that refuses it. */
+    private record Prepared(DeliveryResult refused, HttpSender.Outbound outbound) {
+    }
+
+    private Prepared post(DigestMessage digest, SubscriptionDestination destination) {
+        return switch (destination.type()) {
+            case SLACK -> chat(ChatFormat.SLACK, digest, destination);
+            case MS_TEAMS -> chat(ChatFormat.MS_TEAMS, digest, destination);
+            case G_CHAT -> chat(ChatFormat.G_CHAT, digest, destination);
+            default -> webhook(digest, destination);
+        };
     }
 
     /** The key receivers deduplicate on: {@code <subscriptionId>:<flushId>}, the same on every attempt and instance. */
@@ -89,7 +162,7 @@ public final class DigestDelivery {
                 "changestream " + digest.kind(), digest.from() + " – " + digest.to(), lines, base);
     }
 
-    private DeliveryResult webhook(DigestMessage digest, SubscriptionDestination destination) {
+    private Prepared webhook(DigestMessage digest, SubscriptionDestination destination) {
         WebhookPost post = WebhookPost.prepare(destination, () -> {
             ArrayNode array = Json.mapper().createArrayNode();
             for (ChangeEvent event : digest.events()) {
@@ -101,22 +174,22 @@ public final class DigestDelivery {
             return Json.mapper().writeValueAsBytes(array);
         }, "cannot serialize the digest: ");
         if (post.refused() != null) {
-            return post.refused();
+            return new Prepared(post.refused(), null);
         }
         Map<String, String> headers = headers(post, digest);
         headers.put(TOTAL_HEADER, Integer.toString(digest.total()));
         headers.put(OMITTED_HEADER, Integer.toString(digest.omitted()));
         post.signed(headers, idempotencyKey(digest), clock.instant().getEpochSecond());
-        return sender.send(post.outbound(destination, headers));
+        return new Prepared(null, post.outbound(destination, headers));
     }
 
-    private DeliveryResult chat(ChatFormat format, DigestMessage digest, SubscriptionDestination destination) {
+    private Prepared chat(ChatFormat format, DigestMessage digest, SubscriptionDestination destination) {
         WebhookPost post = WebhookPost.prepare(destination,
                 () -> Json.mapper().writeValueAsBytes(format.render(summary(digest))), "cannot render the digest: ");
         if (post.refused() != null) {
-            return post.refused();
+            return new Prepared(post.refused(), null);
         }
-        return sender.send(post.outbound(destination, headers(post, digest)));
+        return new Prepared(null, post.outbound(destination, headers(post, digest)));
     }
 
     private Map<String, String> headers(WebhookPost post, DigestMessage digest) {

@@ -1,19 +1,11 @@
 package io.changestream.alerts.digest;
 
-import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DigestDelivery;
-import io.changestream.alerts.destination.DigestMessage;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.delivery.DeadLetterWriter;
-import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.filter.ActiveSubscription;
-import io.changestream.topics.model.ChangeEvent;
-import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.DigestRecord;
 import io.changestream.topics.model.EventSubscription;
-import io.changestream.topics.model.FailedEvent;
-import io.changestream.topics.model.FailureSource;
-import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.JsonSerde;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -22,23 +14,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -46,7 +33,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -54,8 +40,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flush side of digests and grouping: one thread per instance, a consumer of {@code alert-digest} in the group
- * {@link DigestSettings#groupId()}, so each partition — and with it every window of the subscription groups keyed to
+ * The flush side of digests and grouping: one thread per instance (window state in {@link DigestPartition} and
+ * {@link DigestWindow}, sending in {@link DigestRounds} over {@link DigestSender}), a consumer of
+ * {@code alert-digest} in the group {@link DigestSettings#groupId()}, so each partition — and with it every window of the subscription groups keyed to
  * it — has one owner. The owner keeps per key (subscription + group) its windows: members counted by entity and
  * event type, the first {@link DigestSettings#topChanges()} in full. A window is due at the schedule's next tick after
  * its first member (Scheduled), or after {@code groupWait} for a new group and {@code groupInterval} after the group's
@@ -65,7 +52,11 @@ import org.slf4j.LoggerFactory;
  *       flush id derived from subscription, group and window (its first offset on the partition);</li>
  *   <li>sends the message to each destination group of the subscription, in key order, writing
  *       {@link DigestRecord#SENT} after each (a permanent failure or exhausted {@code retries} dead-letters the
- *       message instead);</li>
+ *       message instead). Sends do not block this thread ({@link DigestSender}, issue 21 item 6): at most
+ *       {@code digest.maxInFlightPerDestination} per destination, each cancelled after {@code digest.sendTimeout}
+ *       (a failed attempt); the results come back at the next loop, so a hanging receiver holds back only the later
+ *       windows of its own key, never another key's message nor the thread's polls (and with them its
+ *       partitions);</li>
  *   <li>settles the flush in {@code alert-ledger} (event id = flush id), and commits the partition up to the oldest
  *       window not yet sent.</li>
  * </ol>
@@ -97,14 +88,11 @@ public final class DigestFlusher implements AutoCloseable {
     private final Map<String, Object> consumerProps;
     private final Supplier<List<ActiveSubscription>> subscriptions;
     private final DigestCollector policies;
-    private final DigestDelivery delivery;
-    private final DeliveryLedger ledger;
-    private final DeadLetterWriter deadLetters;
-    private final Producer<String, String> producer;
+    private final DigestSender sender;
+    private final DigestRounds rounds;
     private final Clock clock;
-    private final MeterRegistry meters;
     private final JsonSerde<DigestRecord> serde = JsonSerde.of(DigestRecord.class);
-    private final Map<TopicPartition, PartitionState> owned = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, DigestPartition> owned = new ConcurrentHashMap<>();
     private final Counter earlySeals;
     private final Thread thread;
     private volatile boolean stopping;
@@ -125,17 +113,22 @@ public final class DigestFlusher implements AutoCloseable {
         this.settings = settings;
         this.subscriptions = subscriptions;
         this.policies = policies;
-        this.delivery = delivery;
-        this.ledger = ledger;
-        this.deadLetters = deadLetters;
-        this.producer = producer;
         this.clock = clock;
-        this.meters = meters;
         this.consumerProps = new HashMap<>(kafka);
         consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        long maxPollInterval = Long.parseLong(String.valueOf(consumerProps.getOrDefault(
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 300_000)));
+        if (settings.sendTimeout().toMillis() >= maxPollInterval) {
+            throw new IllegalArgumentException("digest.sendTimeout (" + settings.sendTimeout() + ") must be below "
+                    + "the digest flusher's max.poll.interval.ms (" + maxPollInterval + " ms): a revoke waits for "
+                    + "running sends");
+        }
+        this.sender = new DigestSender(delivery, settings);
+        this.rounds = new DigestRounds(settings, policies, sender, ledger, deadLetters, producer, subscriptions,
+                owned, meters, clock);
         this.earlySeals = Counter.builder("changestream.alert.digest.early.seals")
                 .description("Windows sealed before they were due because digest.maxWindows windows were open")
                 .register(meters);
@@ -158,140 +151,6 @@ public final class DigestFlusher implements AutoCloseable {
         return !failed;
     }
 
-    /** One window: a key's members between two seals. Flusher thread only. */
-    static final class Window {
-        final String subscriptionId;
-        final String group;
-        final String key;
-        String flushId;
-        long firstOffset = -1;
-        long lastOffset = -1;
-        long firstAt;
-        long sealedAt;
-        int total;
-        final Map<String, Integer> counts = new LinkedHashMap<>();
-        final List<ChangeEvent> events = new ArrayList<>();
-        final Set<String> sent = new java.util.HashSet<>();
-        boolean deadLettered;
-        int attempts;
-        long nextAttempt;
-        long listedBytes;
-
-        Window(String subscriptionId, String group, String key) {
-            this.subscriptionId = subscriptionId;
-            this.group = group;
-            this.key = key;
-        }
-
-        boolean sealed() {
-            return flushId != null;
-        }
-
-        /** Adds a member; it is listed while the window has fewer than topChanges and the budget allows. */
-        void add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges, AtomicLong budgetUsed,
-                 long budget) {
-            ChangeEvent event = entry.event();
-            if (firstOffset < 0) {
-                firstOffset = r.offset();
-                firstAt = entry.at(); // the collector's clock (record timestamps are the broker's business)
-            }
-            lastOffset = r.offset();
-            total++;
-            String what = event.entityType() + " " + event.eventType();
-            if (counts.containsKey(what) || counts.size() < MAX_COUNT_KEYS) {
-                counts.merge(what, 1, Integer::sum);
-            } else {
-                counts.merge("other", 1, Integer::sum);
-            }
-            long bytes = r.serializedValueSize();
-            if (events.size() < topChanges && budgetUsed.get() + bytes <= budget) {
-                events.add(event);
-                listedBytes += bytes;
-                budgetUsed.addAndGet(bytes);
-            }
-        }
-    }
-
-    /** A seal or send marker learned before the partition's entries are re-read. */
-    private record Seal(String flushId, long lastOffset, long at) {
-    }
-
-    /** What this owner knows of one partition. Flusher thread only. */
-    final class PartitionState {
-        final TopicPartition tp;
-        final long endAtAssignment;
-        boolean caughtUp;
-        final Map<String, Deque<Window>> byKey = new LinkedHashMap<>();
-        final Map<String, Deque<Seal>> seals = new HashMap<>();
-        final Map<String, Set<String>> sentOf = new HashMap<>();
-        final Map<String, Boolean> deadOf = new HashMap<>();
-        final Map<String, Long> lastMessage = new HashMap<>();
-
-        PartitionState(TopicPartition tp, long endAtAssignment) {
-            this.tp = tp;
-            this.endAtAssignment = endAtAssignment;
-        }
-
-        int openWindows() {
-            int n = 0;
-            for (Deque<Window> windows : byKey.values()) {
-                Window last = windows.peekLast();
-                n += last != null && !last.sealed() ? 1 : 0;
-            }
-            return n;
-        }
-
-        void learn(DigestRecord marker) {
-            if (DigestRecord.SEALED.equals(marker.kind())) {
-                seals.computeIfAbsent(marker.key(), k -> new ArrayDeque<>())
-                        .add(new Seal(marker.flushId(), marker.lastOffset(), marker.at()));
-            } else if (DigestRecord.SENT.equals(marker.kind())) {
-                sentOf.computeIfAbsent(marker.flushId(), k -> new java.util.HashSet<>()).add(marker.destination());
-                if (DeliveryRecord.DEAD_LETTERED.equals(marker.status())) {
-                    deadOf.put(marker.flushId(), true);
-                }
-                lastMessage.merge(marker.key(), marker.at(), Math::max);
-            }
-        }
-
-        void apply(ConsumerRecord<String, String> r, DigestRecord entry) {
-            Deque<Window> windows = byKey.computeIfAbsent(entry.key(), k -> new ArrayDeque<>());
-            Deque<Seal> known = seals.get(entry.key());
-            while (known != null && !known.isEmpty() && known.peekFirst().lastOffset() < r.offset()) {
-                known.pollFirst(); // a window before this entry: complete already (or all before the commit)
-            }
-            Window target = windows.peekLast();
-            if (known != null && !known.isEmpty()) {
-                Seal seal = known.peekFirst();
-                if (target == null || !seal.flushId().equals(target.flushId)) {
-                    target = new Window(entry.subscriptionId(), entry.group(), entry.key());
-                    target.flushId = seal.flushId();
-                    target.sealedAt = seal.at();
-                    target.sent.addAll(sentOf.getOrDefault(seal.flushId(), Set.of()));
-                    target.deadLettered = deadOf.getOrDefault(seal.flushId(), false);
-                    windows.addLast(target);
-                }
-            } else if (target == null || target.sealed()) {
-                target = new Window(entry.subscriptionId(), entry.group(), entry.key());
-                windows.addLast(target);
-            }
-            target.add(r, entry, settings.topChanges(), listedBytes, settings.maxListedBytes());
-        }
-
-        /** The offset to commit: the oldest member of a window not yet sent, else the consumer's position. */
-        long safeOffset(long position) {
-            long safe = position;
-            for (Deque<Window> windows : byKey.values()) {
-                for (Window w : windows) {
-                    if (w.firstOffset >= 0) {
-                        safe = Math.min(safe, w.firstOffset);
-                    }
-                }
-            }
-            return safe;
-        }
-    }
-
     private void run() {
         try (KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerProps, new StringDeserializer(),
                 new StringDeserializer())) {
@@ -300,7 +159,7 @@ public final class DigestFlusher implements AutoCloseable {
             while (!stopping) {
                 try {
                     for (ConsumerRecord<String, String> r : c.poll(settings.tick())) {
-                        PartitionState state = owned.get(new TopicPartition(r.topic(), r.partition()));
+                        DigestPartition state = owned.get(new TopicPartition(r.topic(), r.partition()));
                         DigestRecord record = read(r);
                         if (state != null && record != null && DigestRecord.ENTRY.equals(record.kind())) {
                             state.apply(r, record);
@@ -309,7 +168,7 @@ public final class DigestFlusher implements AutoCloseable {
                     List<TopicPartition> without = c.assignment().stream().filter(tp -> !owned.containsKey(tp))
                             .toList();
                     takeOver(c, without);
-                    for (PartitionState state : owned.values()) {
+                    for (DigestPartition state : owned.values()) {
                         if (!state.caughtUp && c.position(state.tp) >= state.endAtAssignment) {
                             state.caughtUp = true;
                             // an empty partition says nothing worth a line at every start (issue 23)
@@ -321,9 +180,10 @@ public final class DigestFlusher implements AutoCloseable {
                             }
                         }
                     }
+                    rounds.applyFinished();
                     flush(c);
                     commit(c, owned.keySet());
-                    openWindows.set(owned.values().stream().mapToInt(PartitionState::openWindows).sum());
+                    openWindows.set(owned.values().stream().mapToInt(DigestPartition::openWindows).sum());
                 } catch (WakeupException e) {
                     // close() woke us up
                 } catch (RuntimeException e) {
@@ -360,7 +220,7 @@ public final class DigestFlusher implements AutoCloseable {
     private void commit(KafkaConsumer<String, String> c, Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
-            PartitionState state = owned.get(tp);
+            DigestPartition state = owned.get(tp);
             if (state != null && state.caughtUp) {
                 offsets.put(tp, new OffsetAndMetadata(state.safeOffset(c.position(tp))));
             }
@@ -377,17 +237,17 @@ public final class DigestFlusher implements AutoCloseable {
         subscriptions.get().stream().filter(a -> a.subscription().enabled())
                 .forEach(a -> byId.put(a.id(), a.subscription())); // a disabled one's due windows are dropped
         sealOverBudget();
-        for (PartitionState state : owned.values()) {
+        for (DigestPartition state : owned.values()) {
             if (!state.caughtUp) {
                 continue;
             }
             Drained drained = new Drained(c, state.tp);
             var keys = state.byKey.entrySet().iterator();
             while (keys.hasNext() && !stopping) {
-                Map.Entry<String, Deque<Window>> entry = keys.next();
-                Deque<Window> windows = entry.getValue();
+                Map.Entry<String, Deque<DigestWindow>> entry = keys.next();
+                Deque<DigestWindow> windows = entry.getValue();
                 while (!windows.isEmpty() && !stopping) {
-                    Window head = windows.peekFirst();
+                    DigestWindow head = windows.peekFirst();
                     EventSubscription sub = byId.get(head.subscriptionId);
                     if (!head.sealed() && !due(state, head, sub, drained)) {
                         break;
@@ -398,11 +258,11 @@ public final class DigestFlusher implements AutoCloseable {
                     if (sub == null) {
                         LOG.info("digest {} of subscription {} dropped: the subscription is deleted or disabled "
                                 + "({} members)", head.flushId, head.subscriptionId, head.total);
-                        count("dropped");
+                        rounds.count("dropped");
                         forget(windows.pollFirst());
                         continue;
                     }
-                    if (!send(state, head, sub)) {
+                    if (!rounds.send(state, head, sub)) {
                         break;
                     }
                     forget(windows.pollFirst());
@@ -417,13 +277,14 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private void forget(Window w) {
+    private void forget(DigestWindow w) {
+        w.forgotten = true;
         listedBytes.addAndGet(-w.listedBytes);
     }
 
     private void drop(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
-            PartitionState state = owned.remove(tp);
+            DigestPartition state = owned.remove(tp);
             if (state != null) {
                 state.byKey.values().forEach(windows -> windows.forEach(this::forget));
             }
@@ -434,7 +295,7 @@ public final class DigestFlusher implements AutoCloseable {
      * Whether an open window is to be sealed now: it is due, and its partition is read to the end (so what was
      * acked before the due time is in it), or the partition lags still {@value #DRAIN_TICKS} ticks after.
      */
-    private boolean due(PartitionState state, Window w, EventSubscription sub, Drained drained) {
+    private boolean due(DigestPartition state, DigestWindow w, EventSubscription sub, Drained drained) {
         Instant now = clock.instant();
         Instant due = dueAt(state, w, sub);
         return !now.isBefore(due) && (!now.isBefore(due.plus(settings.tick().multipliedBy(DRAIN_TICKS)))
@@ -463,7 +324,7 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private Instant dueAt(PartitionState state, Window w, EventSubscription sub) {
+    private Instant dueAt(DigestPartition state, DigestWindow w, EventSubscription sub) {
         Optional<DigestPolicy> policy = sub == null ? Optional.empty() : policies.policyOf(sub);
         if (policy.isEmpty()) {
             return Instant.EPOCH; // deleted, disabled or back to real time: what was collected goes now
@@ -480,13 +341,13 @@ public final class DigestFlusher implements AutoCloseable {
 
     /** More open windows than digest.maxWindows: the oldest are sealed (and sent) before they are due. */
     private void sealOverBudget() {
-        int open = owned.values().stream().filter(s -> s.caughtUp).mapToInt(PartitionState::openWindows).sum();
+        int open = owned.values().stream().filter(s -> s.caughtUp).mapToInt(DigestPartition::openWindows).sum();
         while (open > settings.maxWindows()) {
-            Window oldest = null;
-            PartitionState in = null;
-            for (PartitionState state : owned.values()) {
-                for (Deque<Window> windows : state.byKey.values()) {
-                    Window last = windows.peekLast();
+            DigestWindow oldest = null;
+            DigestPartition in = null;
+            for (DigestPartition state : owned.values()) {
+                for (Deque<DigestWindow> windows : state.byKey.values()) {
+                    DigestWindow last = windows.peekLast();
                     if (state.caughtUp && last != null && !last.sealed()
                             && (oldest == null || last.firstAt < oldest.firstAt)) {
                         oldest = last;
@@ -503,107 +364,14 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
-    private void seal(PartitionState state, Window w) {
+    private void seal(DigestPartition state, DigestWindow w) {
         String flushId = "digest-" + UUID.nameUUIDFromBytes((w.subscriptionId + "/" + w.group + "/" + state.tp
                 + "@" + w.firstOffset).getBytes(StandardCharsets.UTF_8));
         long now = clock.millis();
-        write(state.tp, new DigestRecord(DigestRecord.SEALED, w.subscriptionId, w.group, null, null, null, null,
+        rounds.write(state.tp, new DigestRecord(DigestRecord.SEALED, w.subscriptionId, w.group, null, null, null, null,
                 flushId, w.lastOffset, w.total, null, null, now));
         w.flushId = flushId;
         w.sealedAt = now;
-    }
-
-    /** Sends a sealed window to every destination group not yet done; true when all are (then it is settled). */
-    private boolean send(PartitionState state, Window w, EventSubscription sub) {
-        if (clock.millis() < w.nextAttempt) {
-            return false;
-        }
-        Optional<DigestPolicy> policy = policies.policyOf(sub);
-        DigestMessage message = new DigestMessage(sub, w.flushId, policy.map(DigestPolicy::scheduled).orElse(false)
-                ? "digest" : "group", w.group, Instant.ofEpochMilli(w.firstAt), Instant.ofEpochMilli(w.sealedAt),
-                w.total, w.counts, w.events);
-        boolean retry = false;
-        java.time.Duration wait = null;
-        boolean attempted = false;
-        boolean settledBefore = true; // every destination group had its SENT before: a re-read, already counted
-        for (DestinationGroup group : DestinationGroup.of(sub, false)) {
-            if (w.sent.contains(group.key()) || !DigestDelivery.takesDigests(group.destination().type())) {
-                continue;
-            }
-            settledBefore = false;
-            DeliveryResult result = delivery.deliver(message, group.destination());
-            attempted |= !result.throttled();
-            switch (result.outcome()) {
-                case DELIVERED -> sent(state, w, group.key(), DeliveryRecord.DELIVERED);
-                case PERMANENT -> deadLetter(state, w, sub, group, message, result.reason());
-                case RETRY -> {
-                    if (!result.throttled() && w.attempts + 1 > sub.retries()) {
-                        deadLetter(state, w, sub, group, message, "retries exhausted (" + sub.retries() + "): "
-                                + result.reason());
-                    } else {
-                        retry = true;
-                        if (result.retryAfter() != null && (wait == null || result.retryAfter().compareTo(wait) > 0)) {
-                            wait = result.retryAfter();
-                        }
-                        LOG.info("digest {} of subscription {} to {}: {} (retried)", w.flushId, sub.id(),
-                                group.key(), result.reason());
-                    }
-                }
-            }
-        }
-        if (attempted) {
-            w.attempts++;
-        }
-        if (retry) {
-            w.nextAttempt = clock.millis() + (wait != null ? wait : settings.retryBackoff()).toMillis();
-            return false;
-        }
-        ledger.record(state.tp, w.lastOffset, sub.id(), w.flushId, w.deadLettered ? DeliveryRecord.DEAD_LETTERED
-                : DeliveryRecord.DELIVERED, Math.max(1, w.attempts));
-        if (settledBefore) {
-            return true;
-        }
-        state.lastMessage.put(w.key, clock.millis());
-        count(w.deadLettered ? "dead_lettered" : "delivered");
-        LOG.info("digest {} of subscription {} ({} members, group '{}') settled", w.flushId, sub.id(), w.total,
-                w.group);
-        return true;
-    }
-
-    private void sent(PartitionState state, Window w, String destination, String status) {
-        write(state.tp, new DigestRecord(DigestRecord.SENT, w.subscriptionId, w.group, null, null, null, null,
-                w.flushId, null, null, destination, status, clock.millis()));
-        w.sent.add(destination);
-    }
-
-    private void deadLetter(PartitionState state, Window w, EventSubscription sub, DestinationGroup group,
-                            DigestMessage message, String reason) {
-        ChangeEvent placeholder = new ChangeEvent(w.flushId, "digest", "digest", w.key, null, w.key, null, null,
-                null, null, w.sealedAt, null, Json.mapper().valueToTree(Map.of("total", message.total(),
-                "counts", message.counts(), "group", message.group())), null, null);
-        deadLetters.write(new FailedEvent(sub.id(), placeholder, "digest: " + reason, FailureSource.SUBSCRIBER, 0,
-                w.attempts + 1, clock.millis(), group.memberIds().get(0)));
-        w.deadLettered = true;
-        sent(state, w, group.key(), DeliveryRecord.DEAD_LETTERED);
-    }
-
-    private void write(TopicPartition tp, DigestRecord marker) {
-        try {
-            producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), marker.key(), serde.toJson(marker)))
-                    .get(settings.ackTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while writing a digest marker", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("digest marker " + marker.kind() + " " + marker.flushId()
-                    + " not acked within " + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
-        }
-    }
-
-    private void count(String outcome) {
-        Counter.builder("changestream.alert.digest.messages")
-                .description("Digest and group messages settled, by outcome (delivered, dead_lettered, dropped)")
-                .tag("outcome", outcome).register(meters).increment();
     }
 
     /** Commits what is sent before partitions go; takes assigned ones over ({@link #takeOver}). */
@@ -616,6 +384,7 @@ public final class DigestFlusher implements AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            awaitSends(partitions); // what the receivers answered is recorded, so the next owner does not send it
             try {
                 commit(c, partitions);
             } catch (RuntimeException e) {
@@ -656,7 +425,7 @@ public final class DigestFlusher implements AutoCloseable {
                     OffsetAndMetadata at = committed.get(tp);
                     long from = at == null ? beginnings.get(tp) : Math.max(at.offset(), beginnings.get(tp));
                     long end = ends.get(tp);
-                    PartitionState state = new PartitionState(tp, end);
+                    DigestPartition state = new DigestPartition(tp, end, settings.topChanges(), settings.maxListedBytes(), listedBytes);
                     reader.assign(List.of(tp));
                     reader.seek(tp, from);
                     while (reader.position(tp) < end) {
@@ -684,6 +453,27 @@ public final class DigestFlusher implements AutoCloseable {
         }
     }
 
+    /** Waits (bounded by {@code digest.sendTimeout}) for the running sends of windows of {@code partitions}. */
+    private void awaitSends(Collection<TopicPartition> partitions) {
+        long deadline = System.nanoTime() + settings.sendTimeout().toNanos();
+        while (sending(partitions) && System.nanoTime() < deadline) {
+            rounds.applyFinished();
+            LockSupport.parkNanos(10_000_000);
+        }
+        rounds.applyFinished();
+    }
+
+    private boolean sending(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            DigestPartition state = owned.get(tp);
+            if (state != null && state.byKey.values().stream().flatMap(Deque::stream)
+                    .anyMatch(w -> !w.inFlight.isEmpty())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Stops the thread (it commits what is sent), bounded by {@code timeout}. */
     public void close(Duration timeout) {
         stopping = true;
@@ -696,6 +486,7 @@ public final class DigestFlusher implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        sender.close();
     }
 
     @Override

@@ -26,10 +26,17 @@ import java.util.Objects;
  * @param groupWait      {@code grouping.groupWait}: default wait of a new group before its first message
  * @param groupInterval  {@code grouping.groupInterval}: default wait after a group's message before the next
  * @param repeatInterval {@code grouping.repeatInterval}: default time a group is remembered after its last message
+ * @param maxInFlightPerDestination {@code digest.maxInFlightPerDestination}: digest/group messages being sent to one
+ *                       destination at once; more wait for the next tick (a slow receiver delays only its own)
+ * @param sendTimeout    {@code digest.sendTimeout}: longest one digest/group send may take; then it is cancelled and
+ *                       counts as a failed attempt (retried, then dead-lettered, per the subscription's
+ *                       {@code retries}); below the flusher consumer's {@code max.poll.interval.ms}
+ * @param blockingThreads {@code digest.blockingThreads}: threads that send digest e-mails (SMTP blocks)
  */
 public record DigestSettings(String topic, String groupId, int topChanges, int maxEntryBytes, int maxWindows,
                              long maxListedBytes, ZoneId zone, Duration tick, Duration retryBackoff, Duration ackTimeout,
-                             Duration groupWait, Duration groupInterval, Duration repeatInterval) {
+                             Duration groupWait, Duration groupInterval, Duration repeatInterval,
+                             int maxInFlightPerDestination, Duration sendTimeout, int blockingThreads) {
 
     /** Alertmanager's {@code group_wait} default. */
     public static final Duration DEFAULT_GROUP_WAIT = Duration.ofSeconds(30);
@@ -61,13 +68,21 @@ public record DigestSettings(String topic, String groupId, int topChanges, int m
         notNegative(groupWait, "grouping.groupWait");
         notNegative(groupInterval, "grouping.groupInterval");
         notNegative(repeatInterval, "grouping.repeatInterval");
+        if (maxInFlightPerDestination < 1) {
+            throw new IllegalArgumentException("digest.maxInFlightPerDestination must be >= 1, was "
+                    + maxInFlightPerDestination);
+        }
+        positive(sendTimeout, "digest.sendTimeout");
+        if (blockingThreads < 1) {
+            throw new IllegalArgumentException("digest.blockingThreads must be >= 1, was " + blockingThreads);
+        }
     }
 
     /** Defaults for a topic and group (tests). */
     public static DigestSettings of(String topic, String groupId) {
         return new DigestSettings(topic, groupId, 20, 16_384, 10_000, 64L << 20, ZoneId.of("UTC"), Duration.ofSeconds(1),
                 Duration.ofSeconds(10), Duration.ofSeconds(10), DEFAULT_GROUP_WAIT, DEFAULT_GROUP_INTERVAL,
-                DEFAULT_REPEAT_INTERVAL);
+                DEFAULT_REPEAT_INTERVAL, 4, Duration.ofSeconds(30), 4);
     }
 
     private static void positive(Duration d, String name) {

@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Group-wide, durable destination state on the compacted {@code alert-destinations} topic (decision 1120): whether a
  * destination is suspended (by a 410, a failure streak or duration, or by hand) and how far the retry path got with
- * it ({@code handedOff}/{@code drained}: the highest {@code alert-retry} offset handed off / settled for it). Every
+ * it ({@code handedOff}/{@code drained} per {@code alert-retry} partition: the highest offset handed off / settled for
+ * it there, issue 21 item 7). Every
  * instance reads the whole topic on one thread (no consumer group) and applies its own writes at once, so all
  * instances agree and the state survives restarts. Suspensions and resumes are acked writes; progress is published
  * every {@code retry.publishInterval} (newest value per destination). At most {@code retry.maxDestinations}
@@ -43,29 +45,76 @@ final class DestinationStates implements AutoCloseable {
     private static final String SUSPENSION = "suspension";
     private static final String PROGRESS = "progress";
 
-    /** What is known of one destination; {@code -1} offsets: none. */
-    record State(boolean suspended, String reason, long changedAt, String by, long resumedAt, long handedOff,
-                 long drained) {
-        static final State NONE = new State(false, null, 0, null, 0, -1, -1);
+    /**
+     * How far the retry path got with a destination on one {@code alert-retry} partition; {@code -1}: none.
+     *
+     * @param handedOff the highest offset handed off for it there
+     * @param drained   the highest offset settled for it there (per key order, every earlier one of it too)
+     */
+    record Progress(long handedOff, long drained) {
+        static final Progress NONE = new Progress(-1, -1);
 
-        /** Pairs handed off for it that the retry path has not settled yet (as far as published). */
-        boolean backlogged() {
-            return handedOff > drained;
+        Progress max(long in, long out) {
+            return new Progress(Math.max(handedOff, in), Math.max(drained, out));
         }
     }
 
-    /** One record on the topic. */
+    /**
+     * What is known of one destination: its suspension, and its progress per {@code alert-retry} partition (an
+     * offset means nothing without its partition: a destination's records move to another partition when the
+     * topic gets more, and a new owner must not skip one partition's records by another's offset).
+     */
+    record State(boolean suspended, String reason, long changedAt, String by, long resumedAt,
+                 Map<Integer, Progress> progress) {
+        static final State NONE = new State(false, null, 0, null, 0, Map.of());
+
+        State {
+            progress = Map.copyOf(progress);
+        }
+
+        /** Pairs handed off for it that the retry path has not settled yet (as far as published), any partition. */
+        boolean backlogged() {
+            return progress.values().stream().anyMatch(p -> p.handedOff() > p.drained());
+        }
+
+        /** Its progress on one partition. */
+        Progress on(int partition) {
+            return progress.getOrDefault(partition, Progress.NONE);
+        }
+
+        /** The highest offset settled for it on {@code partition}, {@code -1} when none. */
+        long drained(int partition) {
+            return on(partition).drained();
+        }
+
+        State withSuspension(boolean suspended, String reason, long at, String by) {
+            return new State(suspended, reason, at, by, suspended ? resumedAt : at, progress);
+        }
+
+        State withProgress(int partition, long in, long out) {
+            Map<Integer, Progress> next = new HashMap<>(progress);
+            next.put(partition, on(partition).max(in, out));
+            return new State(suspended, reason, changedAt, by, resumedAt, next);
+        }
+    }
+
+    /**
+     * One record on the topic; {@code partition} is the {@code alert-retry} partition of a progress record (absent
+     * in records written before progress was kept per partition: then the destination's partition by its key).
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @JsonIgnoreProperties(ignoreUnknown = true)
     record Change(String groupId, String destination, String kind, Boolean suspended, String reason, long at,
-                  String by, Long handedOff, Long drained) {
+                  String by, Integer partition, Long handedOff, Long drained) {
     }
 
     private final RetrySettings settings;
     private final Producer<String, String> producer;
     private final Clock clock;
+    private final ToIntFunction<String> homePartition;
     private final Map<String, State> states = new ConcurrentHashMap<>();
-    private final Map<String, long[]> unpublished = new ConcurrentHashMap<>();
+    /** Per destination and partition, {handedOff, drained} not published yet. */
+    private final Map<String, Map<Integer, long[]>> unpublished = new ConcurrentHashMap<>();
     private final KafkaConsumer<String, String> reader;
     private final Thread thread;
     private final CountDownLatch caughtUp = new CountDownLatch(1);
@@ -73,10 +122,15 @@ final class DestinationStates implements AutoCloseable {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
+    /**
+     * @param homePartition the {@code alert-retry} partition of a destination by its key: where a progress record
+     *                      without a partition (written before progress was kept per partition) belongs
+     */
     DestinationStates(RetrySettings settings, Producer<String, String> producer, Map<String, Object> kafka,
-                      Clock clock) {
+                      ToIntFunction<String> homePartition, Clock clock) {
         this.settings = settings;
         this.producer = producer;
+        this.homePartition = homePartition;
         this.clock = clock;
         Map<String, Object> props = new HashMap<>(kafka);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
@@ -159,18 +213,16 @@ final class DestinationStates implements AutoCloseable {
         }
     }
 
-    /** Merges a change: a suspension record by time, progress by maximum. */
+    /** Merges a change: a suspension record by time, progress by maximum per partition. */
     private void merge(Change c) {
         states.compute(c.destination(), (k, old) -> {
             State s = old == null ? State.NONE : old;
             if (SUSPENSION.equals(c.kind()) && c.suspended() != null && c.at() >= s.changedAt()) {
-                boolean suspended = c.suspended();
-                s = new State(suspended, c.reason(), c.at(), c.by(), suspended ? s.resumedAt() : c.at(),
-                        s.handedOff(), s.drained());
+                s = s.withSuspension(c.suspended(), c.reason(), c.at(), c.by());
             } else if (PROGRESS.equals(c.kind())) {
-                s = new State(s.suspended(), s.reason(), s.changedAt(), s.by(), s.resumedAt(),
-                        Math.max(s.handedOff(), c.handedOff() == null ? -1 : c.handedOff()),
-                        Math.max(s.drained(), c.drained() == null ? -1 : c.drained()));
+                int partition = c.partition() != null ? c.partition() : homePartition.applyAsInt(c.destination());
+                s = s.withProgress(partition, c.handedOff() == null ? -1 : c.handedOff(),
+                        c.drained() == null ? -1 : c.drained());
             }
             return s;
         });
@@ -210,31 +262,39 @@ final class DestinationStates implements AutoCloseable {
 
     /** Suspends a destination group-wide; returns when acked (then this instance sees it at once). */
     void suspend(String destination, String reason, String by) {
-        write(new Change(settings.groupId(), destination, SUSPENSION, true, reason, clock.millis(), by, null, null));
+        write(new Change(settings.groupId(), destination, SUSPENSION, true, reason, clock.millis(), by, null, null,
+                null));
     }
 
     /** Resumes a destination group-wide (also: its waiting pairs are tried now); returns when acked. */
     void resume(String destination, String by) {
         write(new Change(settings.groupId(), destination, SUSPENSION, false, "resumed", clock.millis(), by, null,
-                null));
+                null, null));
     }
 
-    /** This instance handed off a pair of the destination at {@code offset} of {@code alert-retry}. */
-    void handedOff(String destination, long offset) {
-        progress(destination, offset, -1);
+    /** This instance handed off a pair of the destination at {@code offset} of {@code alert-retry}'s partition. */
+    void handedOff(String destination, int partition, long offset) {
+        progress(destination, partition, offset, -1);
     }
 
-    /** The retry path settled the destination's record at {@code offset} (and, per key order, every earlier one). */
-    void drained(String destination, long offset) {
-        progress(destination, -1, offset);
+    /**
+     * The retry path settled the destination's record at {@code offset} of {@code partition} (and, per key order,
+     * every earlier one of it there).
+     */
+    void drained(String destination, int partition, long offset) {
+        progress(destination, partition, -1, offset);
     }
 
-    private void progress(String destination, long handedOff, long drained) {
+    private void progress(String destination, int partition, long handedOff, long drained) {
         Change c = new Change(settings.groupId(), destination, PROGRESS, null, null, clock.millis(), null,
-                handedOff, drained);
+                partition, handedOff, drained);
         merge(c); // at once here; the others see it after the next publish
-        unpublished.merge(destination, new long[] {handedOff, drained},
-                (a, b) -> new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1])});
+        unpublished.computeIfAbsent(destination, k -> new ConcurrentHashMap<>()).merge(partition,
+                new long[] {handedOff, drained}, DestinationStates::newest);
+    }
+
+    private static long[] newest(long[] a, long[] b) {
+        return new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1])};
     }
 
     /** Sends the newest progress of each destination and waits for the acks (bounded by the ack timeout). */
@@ -269,21 +329,23 @@ final class DestinationStates implements AutoCloseable {
     /** Sends the newest progress of each destination (not waiting for acks); the publisher thread. */
     void publish() {
         for (String destination : List.copyOf(unpublished.keySet())) {
-            long[] p = unpublished.remove(destination);
-            if (p == null) {
+            Map<Integer, long[]> byPartition = unpublished.remove(destination);
+            if (byPartition == null) {
                 continue;
             }
-            Change c = new Change(settings.groupId(), destination, PROGRESS, null, null, clock.millis(), null,
-                    p[0] < 0 ? null : p[0], p[1] < 0 ? null : p[1]);
-            producer.send(record(c, key(destination, PROGRESS + (p[0] >= 0 ? "-in" : "") + (p[1] >= 0 ? "-out" : ""))),
-                    (meta, error) -> {
-                        if (error != null) {
-                            LOG.warn("retry progress of {} not published (sent again with the next): {}", destination,
-                                    error.toString());
-                            unpublished.merge(destination, p, (a, b) -> new long[] {Math.max(a[0], b[0]),
-                                    Math.max(a[1], b[1])});
-                        }
-                    });
+            byPartition.forEach((partition, p) -> {
+                Change c = new Change(settings.groupId(), destination, PROGRESS, null, null, clock.millis(), null,
+                        partition, p[0] < 0 ? null : p[0], p[1] < 0 ? null : p[1]);
+                String kind = PROGRESS + "-" + partition + (p[0] >= 0 ? "-in" : "") + (p[1] >= 0 ? "-out" : "");
+                producer.send(record(c, key(destination, kind)), (meta, error) -> {
+                    if (error != null) {
+                        LOG.warn("retry progress of {} not published (sent again with the next): {}", destination,
+                                error.toString());
+                        unpublished.computeIfAbsent(destination, k -> new ConcurrentHashMap<>()).merge(partition, p,
+                                DestinationStates::newest);
+                    }
+                });
+            });
         }
     }
 

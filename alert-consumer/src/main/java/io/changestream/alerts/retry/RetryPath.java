@@ -41,13 +41,17 @@ public final class RetryPath implements LongRetries {
     private final Producer<String, String> producer;
     private final DestinationStates states;
     private final Clock clock;
-    private final Map<String, Long> lastHandoff = new ConcurrentHashMap<>();
+    /** Per destination, the partition and offset of this instance's last hand-off while it is backlogged. */
+    private final Map<String, Handed> lastHandoff = new ConcurrentHashMap<>();
     private final Map<Integer, Long> pendingAtStart;
     private final Counter waits;
     private final Counter parks;
     private final Counter gones;
     private final Counter oversize;
-    private volatile int partitions;
+
+    /** Where this instance last handed off a destination's pair. */
+    private record Handed(int partition, long offset) {
+    }
 
     /**
      * @param pendingAtStart per {@code alert-retry} partition, the highest offset not settled by the retry group when
@@ -100,17 +104,43 @@ public final class RetryPath implements LongRetries {
 
     /** Whether pairs of the destination handed off before (here, or by anyone as published) are not settled yet. */
     boolean backlogged(String destination) {
+        return backlogOn(destination) >= 0;
+    }
+
+    /**
+     * The {@code alert-retry} partition on which pairs of the destination handed off before (here, or by anyone as
+     * published) are not settled yet, or {@code -1}. After a restart, the destination's partition by its key counts
+     * as backlogged until the retry path settles one of its records past what was unsettled there at start.
+     */
+    private int backlogOn(String destination) {
         DestinationStates.State s = states.of(destination);
-        Long mine = lastHandoff.get(destination);
-        long last = Math.max(s.handedOff(), mine != null ? mine
-                : pendingAtStart.isEmpty() ? -1L : pendingAtStart.getOrDefault(partitionOf(destination), -1L));
-        if (last > s.drained()) {
-            return true;
-        }
+        Handed mine = lastHandoff.get(destination);
         if (mine != null) {
+            if (mine.offset() > s.drained(mine.partition())) {
+                return mine.partition();
+            }
             lastHandoff.remove(destination, mine); // all settled: forget it (the map holds backlogged ones only)
         }
-        return false;
+        int newest = -1;
+        long newestOffset = -1;
+        for (Map.Entry<Integer, DestinationStates.Progress> e : s.progress().entrySet()) {
+            DestinationStates.Progress p = e.getValue();
+            if (p.handedOff() > p.drained() && p.handedOff() > newestOffset) {
+                newest = e.getKey();
+                newestOffset = p.handedOff();
+            }
+        }
+        if (newest >= 0) {
+            return newest;
+        }
+        if (mine == null && !pendingAtStart.isEmpty()) {
+            int home = partitionOf(destination);
+            Long pending = pendingAtStart.get(home);
+            if (pending != null && pending > s.drained(home)) {
+                return home;
+            }
+        }
+        return -1;
     }
 
     @Override
@@ -149,11 +179,16 @@ public final class RetryPath implements LongRetries {
             LOG.warn("destination {} suspended: {}; its deliveries are parked until resumed", destination,
                     truncate(h.reason()));
         }
-        return ProducerAcks.sendWithin(producer, new ProducerRecord<>(settings.retryTopic(), partitionOf(destination),
+        // a backlogged destination stays on the partition its pairs wait on, also after alert-retry got more
+        // partitions: a pair on another partition could overtake them (issue 21 item 7)
+        int backlog = backlogOn(destination);
+        int partition = backlog >= 0 ? backlog : partitionOf(destination);
+        return ProducerAcks.sendWithin(producer, new ProducerRecord<>(settings.retryTopic(), partition,
                         destination, json), settings.ackTimeout(), e -> notAcked(record, e))
                 .thenApply(meta -> {
-                    lastHandoff.merge(destination, meta.offset(), Math::max);
-                    states.handedOff(destination, meta.offset());
+                    lastHandoff.merge(destination, new Handed(meta.partition(), meta.offset()),
+                            (a, b) -> a.partition() == b.partition() && a.offset() > b.offset() ? a : b);
+                    states.handedOff(destination, meta.partition(), meta.offset());
                     (h.suspend() ? gones : h.firstFailedAt() == 0 ? parks : waits).increment();
                     return true;
                 });
@@ -164,14 +199,16 @@ public final class RetryPath implements LongRetries {
                 + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
     }
 
-    /** The {@code alert-retry} partition of a destination (Kafka's default partitioner on the key). */
+    /**
+     * The {@code alert-retry} partition of a destination by its key (Kafka's default partitioner), over the partition
+     * count the producer knows now (its metadata follows a raised count within {@code metadata.max.age.ms}).
+     */
     int partitionOf(String destination) {
-        int count = partitions;
-        if (count == 0) {
-            count = producer.partitionsFor(settings.retryTopic()).size();
-            partitions = count;
-        }
-        return Utils.toPositive(Utils.murmur2(destination.getBytes(StandardCharsets.UTF_8))) % count;
+        return partitionOf(destination, producer.partitionsFor(settings.retryTopic()).size());
+    }
+
+    static int partitionOf(String destination, int partitions) {
+        return Utils.toPositive(Utils.murmur2(destination.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     private static String truncate(String reason) {

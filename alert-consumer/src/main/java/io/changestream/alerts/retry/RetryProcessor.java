@@ -4,17 +4,11 @@ import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.ledger.DeliveryLedger;
-import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.pipeline.PipelineSettings;
+import io.changestream.alerts.delivery.DeliveryDecision;
 import io.changestream.alerts.filter.ActiveSubscription;
-import io.changestream.runtime.Event;
-import io.changestream.runtime.Failure;
-import io.changestream.runtime.FailureHandler;
-import io.changestream.runtime.Outcome;
-import io.changestream.runtime.PartitionListener;
-import io.changestream.runtime.Processor;
 import io.changestream.runtime.RetriableException;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
@@ -26,49 +20,47 @@ import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
 import io.changestream.topics.trace.TraceContext;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The retry path's consumer side (decision 1120): a {@link Processor} on its own consumer runtime over
- * {@code alert-retry} (group {@code <group>-retry}, key = destination, so one destination's records are tried in
- * order, and a waiting head holds the destination's later records behind it, nobody else's). Per record: a
+ * What the retry path does with one record (decision 1120), called by {@link RetryLoop}'s workers for the head of
+ * one destination's {@link DestinationQueue}: a record whose subscription was deleted or disabled, or whose
+ * destination was removed or disabled, is settled at once, also while its destination is suspended (dead-lettered
+ * with the reason, recorded in the ledger as dead-lettered, counted as {@code dropped}: issue 21 item 7); a
  * destination that is suspended parks it (looked at again every {@code retry.recheckInterval}); before its
  * {@code notBefore} it waits (a resume cuts the wait short); else it is delivered. Delivered or dead-lettered, the
  * pair is settled in the ledger like on the main path (so a repeat of the event is skipped), then the destination's
- * progress is recorded ({@link DestinationStates#drained}). A 410 suspends the destination and parks the record; so
- * do {@code retry.suspendAfterFailures} consecutive failures or {@code retry.suspendAfterDuration} of failing; a
- * subscription's {@code retries} running out dead-letters it, and so does a request of an at-most-once destination
- * that got no answer (it may have arrived: it is not sent again). A record already settled here (a second hand-off
- * after a crash) is settled once. Lane threads of the retry runtime.
+ * progress on the record's partition is recorded ({@link DestinationStates#drained}). A 410 suspends the
+ * destination and parks the record; so do {@code retry.suspendAfterFailures} consecutive failures or
+ * {@code retry.suspendAfterDuration} of failing; a subscription's {@code retries} running out dead-letters it, and
+ * so does a request of an at-most-once destination that got no answer (it may have arrived: it is not sent again).
+ * A record already settled here (a second hand-off after a crash) is settled once. Thread-safe: one destination's
+ * records are tried by one worker at a time.
  *
- * <p>Meters: {@code changestream_alert_retry_settled_total{result}}, {@code changestream_alert_retry_held} (records
- * taken in and not settled), {@code changestream_alert_retry_oldest_age_seconds}.
+ * <p>Meters: {@code changestream_alert_retry_settled_total{result}}.
  */
-final class RetryProcessor implements Processor<String, String>, FailureHandler<String, String>, PartitionListener {
+final class RetryProcessor {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetryProcessor.class);
 
     private final RetrySettings settings;
     private final DestinationStates states;
-    private final RetryPath path;
     private final DestinationRegistry destinations;
     private final DeliveryLedger ledger;
     private final DeadLetterWriter deadLetters;
@@ -76,15 +68,12 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
     private final String pipelineStatusTopic;
     private final Set<io.changestream.topics.model.SubscriptionType> atMostOnceTypes;
     private final Clock clock;
-    private final Map<TopicPartition, Map<Long, Progress>> held = new ConcurrentHashMap<>();
-    /** Calls running per owned partition; a released partition is absent (no new call starts). */
-    private final Map<TopicPartition, AtomicInteger> running = new ConcurrentHashMap<>();
     private final Map<String, Streak> streaks = new ConcurrentHashMap<>();
     private final Set<String> settled;
     private final MeterRegistry meters;
 
-    /** One record between its tries. */
-    private static final class Progress {
+    /** One record between its tries; the worker trying its destination's head changes it. */
+    static final class Progress {
         final long handedOffAt;
         volatile int attempts;
         volatile long notBefore;
@@ -100,17 +89,21 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
         }
     }
 
+    /** What became of a try: settled (the next record of the destination may go), or wait until {@code at}. */
+    record Step(boolean settled, long at, String reason) {
+        static final Step SETTLED = new Step(true, 0, null);
+    }
+
     /** Consecutive failures of one destination in the retry path. */
     private record Streak(int failures, long since) {
     }
 
-    RetryProcessor(RetrySettings settings, DestinationStates states, RetryPath path, DestinationRegistry destinations,
+    RetryProcessor(RetrySettings settings, DestinationStates states, DestinationRegistry destinations,
                    DeliveryLedger ledger, DeadLetterWriter deadLetters,
                    Supplier<List<ActiveSubscription>> subscriptions, PipelineSettings pipeline, MeterRegistry meters,
                    Clock clock) {
         this.settings = settings;
         this.states = states;
-        this.path = path;
         this.destinations = destinations;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
@@ -126,68 +119,44 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
                 return size() > max;
             }
         }));
-        Gauge.builder("changestream.alert.retry.held", held, h -> h.values().stream().mapToInt(Map::size).sum())
-                .description("Retry-path records this instance took in and has not settled (waiting or parked heads)")
-                .register(meters);
-        Gauge.builder("changestream.alert.retry.oldest.age", this, RetryProcessor::oldestAgeSeconds)
-                .baseUnit("seconds")
-                .description("Age of the oldest retry-path record this instance holds, since its hand-off")
-                .register(meters);
     }
 
-    private double oldestAgeSeconds() {
-        long oldest = held.values().stream().flatMap(m -> m.values().stream()).mapToLong(p -> p.handedOffAt).min()
-                .orElse(clock.millis());
-        return Math.max(0, clock.millis() - oldest) / 1000.0;
+    /**
+     * Whether the record was settled already: here (a second hand-off of the pair after a crash), or by a previous
+     * owner of its partition (at or below the destination's published progress there).
+     */
+    boolean alreadySettled(TopicPartition tp, long offset, RetryRecord r) {
+        return settled.contains(r.settlementKey()) || offset <= states.of(r.destination()).drained(tp.partition());
     }
 
-    @Override
-    public Outcome process(Event<String, String> event) {
-        if (event.value() == null) {
-            return Outcome.success();
-        }
-        RetryRecord r;
-        try {
-            r = RetryRecord.fromJson(event.value());
-        } catch (IllegalArgumentException e) {
-            LOG.error("unreadable retry record at {} skipped: {}", event.coordinates(), e.getMessage());
-            count("unreadable");
-            return Outcome.success();
-        }
-        if (!settings.groupId().equals(r.groupId())) {
-            return Outcome.success(); // another group's hand-off on a shared topic
-        }
-        TopicPartition tp = new TopicPartition(event.topic(), event.partition());
-        AtomicInteger calls = running.get(tp);
-        if (calls == null) {
-            return wait(settings.recheckInterval().toMillis(), "partition released"); // dropped with it
-        }
-        calls.incrementAndGet();
-        try {
-            if (running.get(tp) != calls) {
-                return wait(settings.recheckInterval().toMillis(), "partition released");
-            }
-            Progress p = held.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).computeIfAbsent(event.offset(),
-                    k -> new Progress(r));
-            return attempt(event, r, tp, p);
-        } catch (RetriableException e) {
-            LOG.warn("retry record {} of {}: {}; tried again in {}", event.coordinates(), r.destination(),
-                    e.getMessage(), settings.recheckInterval());
-            return wait(settings.recheckInterval().toMillis(), "not acked: " + e.getMessage());
-        } finally {
-            calls.decrementAndGet();
-        }
+    /** Counts a record the loop settled without a try (duplicate, unreadable). */
+    void skipped(String result) {
+        count(result);
     }
 
-    private Outcome attempt(Event<String, String> event, RetryRecord r, TopicPartition tp, Progress p) {
+    /**
+     * Tries one record, the head of its destination on its partition, without waiting for the receiver: the send
+     * goes out through {@link DestinationRegistry#deliverAsync}, and what its result means (settle, dead-letter,
+     * suspend, wait) is worked out on {@code after} (the loop's workers), so a hanging receiver holds no thread,
+     * only its own destination's queue. The stage fails with a {@link RetriableException} when a ledger, DLQ or
+     * state write was not acked (the loop tries again later).
+     */
+    CompletableFuture<Step> attempt(TopicPartition tp, long offset, RetryRecord r, Progress p, Executor after) {
         long now = clock.millis();
-        if (!p.delivered && (settled.contains(r.settlementKey())
-                || event.offset() <= states.of(r.destination()).drained())) {
-            return done(tp, event, r, "duplicate"); // settled here, or by the partition's previous owner
+        if (!p.delivered && alreadySettled(tp, offset, r)) {
+            return CompletableFuture.completedFuture(done(tp, offset, r, "duplicate"));
+        }
+        Optional<Target> target = target(r);
+        if (target.isEmpty()) {
+            // deleted or disabled while parked: nobody wants these any more, also while the destination is
+            // suspended (a resume would answer 404 after a delete). Dead-lettered so what was never sent stays
+            // visible, and recorded in the ledger so a repeat of the event is not sent either.
+            return CompletableFuture.completedFuture(drop(tp, offset, r, p));
         }
         Optional<String> suspended = states.suspension(r.destination());
         if (suspended.isPresent()) {
-            return wait(settings.recheckInterval().toMillis(), "destination suspended: " + suspended.get());
+            return CompletableFuture.completedFuture(waitFor(settings.recheckInterval().toMillis(),
+                    "destination suspended: " + suspended.get()));
         }
         boolean resumed = states.of(r.destination()).resumedAt() > p.waitSetAt;
         if (resumed) {
@@ -195,65 +164,116 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
             p.waitSetAt = now;
         }
         if (p.delivered) {
-            return settle(tp, event, r, p, DeliveryRecord.DELIVERED, "delivered");
+            return CompletableFuture.completedFuture(settle(tp, offset, r, p, DeliveryRecord.DELIVERED, "delivered"));
         }
         if (now < p.notBefore) {
-            return wait(Math.min(p.notBefore - now, settings.recheckInterval().toMillis()), r.reason());
+            return CompletableFuture.completedFuture(waitFor(Math.min(p.notBefore - now,
+                    settings.recheckInterval().toMillis()), r.reason()));
         }
-        Optional<Target> target = target(r);
-        if (target.isEmpty()) {
-            LOG.info("retry record {}: subscription {} or its destination group {} is gone; nothing to deliver",
-                    event.coordinates(), r.subscriptionId(), r.groupKey());
-            return done(tp, event, r, "gone");
-        }
-        EventSubscription sub = target.get().subscription();
         int attempt = p.attempts + 1;
         DeliveryRequest request = request(r, target.get(), attempt);
         if (resumed) {
             destinations.resume(request); // a receiver's Retry-After pause ends with the resume
         }
-        DeliveryResult result = destinations.deliver(request);
-        switch (result.outcome()) {
-            case DELIVERED -> {
+        Target t = target.get();
+        return destinations.deliverAsync(request).handleAsync((result, error) -> {
+            if (error != null) {
+                throw new RetriableException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
+                        error);
+            }
+            return outcome(tp, offset, r, p, t, attempt, result);
+        }, after);
+    }
+
+    /**
+     * What a send's result means for the record, as {@link DeliveryDecision} decides for every path (decision 2102):
+     * on the retry path every retry waits here (its inline budget is zero), a 410 suspends the destination.
+     */
+    private Step outcome(TopicPartition tp, long offset, RetryRecord r, Progress p, Target target, int attempt,
+                         DeliveryResult result) {
+        EventSubscription sub = target.subscription();
+        long now = clock.millis();
+        DeliveryDecision decision = DeliveryDecision.of(result, new DeliveryDecision.Facts(
+                target.group().atMostOnce(atMostOnceTypes), attempt, sub.retries(), Duration.ZERO, Duration.ZERO,
+                true, settings.backoffAfter(attempt)));
+        switch (decision.action()) {
+            case DONE -> {
                 streaks.remove(r.destination());
                 p.attempts = attempt;
                 p.delivered = true;
-                return settle(tp, event, r, p, DeliveryRecord.DELIVERED, "delivered");
+                return settle(tp, offset, r, p, DeliveryRecord.DELIVERED, "delivered");
             }
-            case PERMANENT -> {
-                if (path.suspends(result)) {
-                    states.suspend(r.destination(), result.reason(), "receiver");
-                    LOG.warn("destination {} suspended: {}; its retry-path records are parked until resumed",
-                            r.destination(), result.reason());
-                    return wait(settings.recheckInterval().toMillis(), result.reason());
-                }
+            case SUSPEND -> {
+                states.suspend(r.destination(), result.reason(), "receiver");
+                LOG.warn("destination {} suspended: {}; its retry-path records are parked until resumed",
+                        r.destination(), result.reason());
+                return waitFor(settings.recheckInterval().toMillis(), result.reason());
+            }
+            case DEAD_LETTER -> {
+                // a permanent answer keeps the retries it had left; the rest (exhausted, or an at-most-once request
+                // that may have arrived: decision 1111) have none
                 p.attempts = attempt;
-                deadLetter(r, target.get(), result.reason(), attempt, Math.max(0, sub.retries() - (attempt - 1)));
-                return settle(tp, event, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
+                boolean permanent = result.outcome() == DeliveryResult.Outcome.PERMANENT;
+                deadLetter(r, target, decision.reason(), attempt, permanent ? Math.max(0, sub.retries()
+                        - (attempt - 1)) : 0);
+                return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
             }
             default -> {
-                if (result.unanswered() && target.get().group().atMostOnce(atMostOnceTypes)) {
-                    // the request may have arrived: an at-most-once pair is not sent again (decision 1111)
-                    p.attempts = attempt;
-                    deadLetter(r, target.get(), AlertProcessor.UNANSWERED + result.reason(), attempt, 0);
-                    return settle(tp, event, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
-                }
                 if (!result.throttled()) {
                     p.attempts = attempt;
-                    if (attempt > sub.retries()) {
-                        deadLetter(r, target.get(), "retries exhausted (" + sub.retries() + "): " + result.reason(),
-                                attempt, 0);
-                        return settle(tp, event, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
-                    }
                     failed(r.destination(), result.reason(), now);
                 }
-                long wait = result.retryAfter() != null ? result.retryAfter().toMillis()
-                        : settings.backoffAfter(p.attempts).toMillis();
+                // a shed send (its destination stalled, its circuit open) looks again no sooner than the recheck
+                long wait = result.shed() ? Math.max(decision.delay().toMillis(), settings.recheckInterval()
+                        .toMillis()) : decision.delay().toMillis();
                 p.notBefore = now + wait;
                 p.waitSetAt = now;
-                return wait(Math.min(wait, settings.recheckInterval().toMillis()), result.reason());
+                return waitFor(Math.min(wait, settings.recheckInterval().toMillis()), result.reason());
             }
         }
+    }
+
+    /** A final failure of a try (an unexpected error): the pair is dead-lettered and settled, never dropped. */
+    Step failedForGood(TopicPartition tp, long offset, RetryRecord r, Progress p, String reason) {
+        if (p.delivered) {
+            return settle(tp, offset, r, p, DeliveryRecord.DELIVERED, "delivered");
+        }
+        Optional<Target> target = target(r);
+        if (target.isEmpty()) {
+            return drop(tp, offset, r, p);
+        }
+        deadLetter(r, target.get(), reason, p.attempts, 0);
+        return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
+    }
+
+    /** The subscription is gone or disabled, or the destination group is: dead-letter, settle, count, log. */
+    private Step drop(TopicPartition tp, long offset, RetryRecord r, Progress p) {
+        Optional<EventSubscription> sub = subscriptions.get().stream().filter(a -> a.id().equals(r.subscriptionId()))
+                .map(ActiveSubscription::subscription).findFirst();
+        String why = sub.isEmpty() ? "subscription deleted"
+                : Boolean.FALSE.equals(sub.get().enabled()) ? "subscription disabled" : "destination removed or disabled";
+        LOG.info("retry record {}@{} of {}: {} while it waited on the retry path; dead-lettered, not delivered",
+                tp, offset, r.destination(), why);
+        deadLetters.write(new FailedEvent(r.subscriptionId(), dlqEvent(r), why + " while parked on the retry path",
+                FailureSource.SUBSCRIBER, 0, p.attempts, clock.millis(), r.groupKey()));
+        Step settled = settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "dropped");
+        if (states.suspension(r.destination()).isPresent() && !referenced(r.destination())) {
+            // no subscription has the destination any more: its suspension ends with it (not counted as suspended)
+            states.resume(r.destination(), why);
+        }
+        return settled;
+    }
+
+    /** Whether any subscription (enabled or not) still has a destination with this key. */
+    private boolean referenced(String destination) {
+        for (ActiveSubscription active : subscriptions.get()) {
+            for (io.changestream.topics.model.SubscriptionDestination d : active.subscription().destinations()) {
+                if (destination.equals(RetryPath.destinationKey(active.subscription(), d))) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** A failure in the retry path: after a streak or a duration of them, the destination is suspended. */
@@ -274,33 +294,29 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
         }
     }
 
-    private Outcome wait(long millis, String reason) {
-        return Outcome.deferUntil(clock.instant().plusMillis(Math.max(1, millis)), reason == null ? "waiting" : reason);
+    private Step waitFor(long millis, String reason) {
+        return new Step(false, clock.millis() + Math.max(1, millis), reason == null ? "waiting" : reason);
     }
 
     /** Settles the pair in the ledger, records the destination's progress, forgets the record. */
-    private Outcome settle(TopicPartition tp, Event<String, String> event, RetryRecord r, Progress p, String status,
-                           String result) {
+    private Step settle(TopicPartition tp, long offset, RetryRecord r, Progress p, String status, String result) {
         ledger.record(new TopicPartition(r.sourceTopic(), r.sourcePartition()), r.sourceOffset(), r.subscriptionId(),
                 r.eventId(), status, p.attempts);
-        return done(tp, event, r, result);
+        return done(tp, offset, r, result);
     }
 
-    private Outcome done(TopicPartition tp, Event<String, String> event, RetryRecord r, String result) {
+    private Step done(TopicPartition tp, long offset, RetryRecord r, String result) {
         settled.add(r.settlementKey());
-        states.drained(r.destination(), event.offset());
-        Map<Long, Progress> m = held.get(tp);
-        if (m != null) {
-            m.remove(event.offset());
-        }
+        states.drained(r.destination(), tp.partition(), offset);
         count(result);
-        return Outcome.success();
+        return Step.SETTLED;
     }
 
     private void count(String result) {
         Counter.builder("changestream.alert.retry.settled").tag("result", result)
-                .description("Retry-path records settled, by result (delivered, deadLettered, duplicate: a second "
-                        + "hand-off of a settled pair, gone: subscription or destination deleted, unreadable)")
+                .description("Retry-path records settled, by result (delivered, deadLettered, dropped: its "
+                        + "subscription or destination was deleted or disabled while it waited, dead-lettered; "
+                        + "duplicate: a second hand-off of a settled pair; unreadable)")
                 .register(meters).increment();
     }
 
@@ -332,72 +348,18 @@ final class RetryProcessor implements Processor<String, String>, FailureHandler<
     }
 
     private void deadLetter(RetryRecord r, Target t, String reason, int attempts, int retriesLeft) {
-        deadLetters.write(new FailedEvent(r.subscriptionId(), dlqEvent(r, t), reason, FailureSource.SUBSCRIBER,
+        deadLetters.write(new FailedEvent(r.subscriptionId(), dlqEvent(r), reason, FailureSource.SUBSCRIBER,
                 retriesLeft, attempts, clock.millis(), t.group().memberIds().get(0)));
     }
 
     /** The change event a dead letter carries; a run status as the main path shows it. */
-    private static ChangeEvent dlqEvent(RetryRecord r, Target t) {
-        if (t.change() != null) {
-            return t.change();
+    private ChangeEvent dlqEvent(RetryRecord r) {
+        if (!r.sourceTopic().equals(pipelineStatusTopic)) {
+            return Serdes.changeEvent().fromJson(r.value());
         }
-        PipelineRunStatus run = t.run();
+        PipelineRunStatus run = Serdes.pipelineRunStatus().fromJson(r.value());
         return new ChangeEvent(r.eventId(), "pipelineStatus", "ingestionPipeline", run.pipelineFqn(), null,
                 run.pipelineFqn(), null, null, null, null, run.timestamp(), null, Json.mapper().valueToTree(run),
                 null);
-    }
-
-    /**
-     * A final failure of the retry runtime (processing timeout, an unexpected error): the pair is dead-lettered and
-     * settled, never dropped.
-     */
-    @Override
-    public void onFailure(Event<String, String> event, Failure failure) {
-        if (event.value() == null) {
-            return;
-        }
-        RetryRecord r;
-        try {
-            r = RetryRecord.fromJson(event.value());
-        } catch (IllegalArgumentException e) {
-            return;
-        }
-        TopicPartition tp = new TopicPartition(event.topic(), event.partition());
-        Progress p = held.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).computeIfAbsent(event.offset(),
-                k -> new Progress(r));
-        if (p.delivered) {
-            settle(tp, event, r, p, DeliveryRecord.DELIVERED, "delivered");
-            return;
-        }
-        Optional<Target> target = target(r);
-        if (target.isEmpty()) {
-            done(tp, event, r, "gone");
-            return;
-        }
-        deadLetter(r, target.get(), failure.kind() + ": " + failure.reason(), p.attempts, 0);
-        settle(tp, event, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");
-    }
-
-    /** Before the partitions' records are taken in: the destination states are read up to now. */
-    @Override
-    public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
-        states.awaitCurrent();
-        committedOffsets.keySet().forEach(tp -> running.put(tp, new AtomicInteger()));
-    }
-
-    /**
-     * No new call starts for the released partitions; waits (bounded by {@code retry.stateCatchUp}) for the running
-     * ones, then publishes the progress at once, so the next owner skips what was settled here.
-     */
-    @Override
-    public void onReleased(Collection<TopicPartition> partitions) {
-        List<AtomicInteger> gone = partitions.stream().map(running::remove)
-                .filter(Objects::nonNull).toList();
-        long deadline = System.nanoTime() + settings.stateCatchUp().toNanos();
-        while (gone.stream().anyMatch(c -> c.get() > 0) && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(5_000_000);
-        }
-        partitions.forEach(held::remove);
-        states.publishNow();
     }
 }

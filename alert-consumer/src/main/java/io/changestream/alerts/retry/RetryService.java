@@ -8,7 +8,6 @@ import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.pipeline.LongRetries;
 import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.alerts.subscription.DeliveryStatuses;
-import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.RuntimeConfig;
 import io.changestream.runtime.RuntimeStatus;
 import io.changestream.topics.model.EventSubscription;
@@ -36,15 +35,15 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The retry path of one alert service (decision 1120): the group-wide {@link DestinationStates}, the main path's
  * {@link RetryPath} ({@link #path()}, given to {@code AlertProcessor}), and the {@link RetryProcessor} on its own
- * {@link ConsumerRuntime} over {@code alert-retry} (group {@code <group>-retry}, {@code retry.lanes} lanes of
- * {@code retry.laneCapacity} records). A publisher thread sends retry-path progress every
+ * {@link RetryLoop} over {@code alert-retry} (group {@code <group>-retry}, {@code retry.lanes} workers, at most
+ * {@code retry.maxHeldPerDestination} records of one destination and {@code retry.maxHeld} in all in memory, the
+ * rest read again from the topic). A publisher thread sends retry-path progress every
  * {@code retry.publishInterval} and samples the depth. Also the admin side: {@link #resume} and the status overlay
  * ({@link #statuses}). Meters: {@code changestream_alert_destinations_suspended},
  * {@code changestream_alert_retry_depth} (records on {@code alert-retry} the retry group has not committed past).
@@ -60,7 +59,7 @@ public final class RetryService implements AutoCloseable {
     private final ScheduledExecutorService publisher;
     private final AtomicLong depth = new AtomicLong();
     private RetryPath path;
-    private ConsumerRuntime<String, String> runtime;
+    private RetryLoop loop;
     private volatile long depthSampledAt;
 
     private RetryService(RetrySettings settings, DestinationStates states, Admin probe) {
@@ -94,22 +93,16 @@ public final class RetryService implements AutoCloseable {
             }
         });
         adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.groupId() + "-retry-probe");
-        DestinationStates states = new DestinationStates(settings, producer, kafka, clock);
+        DestinationStates states = new DestinationStates(settings, producer, kafka,
+                d -> RetryPath.partitionOf(d, producer.partitionsFor(settings.retryTopic()).size()), clock);
         RetryService service = new RetryService(settings, states, Admin.create(adminProps));
         try {
             states.start();
             service.path = new RetryPath(settings, producer, states, service.pendingAtStart(), meters, clock);
-            RetryProcessor processor = new RetryProcessor(settings, states, service.path, destinations, ledger,
+            RetryProcessor processor = new RetryProcessor(settings, states, destinations, ledger,
                     deadLetters, subscriptions, pipeline, meters, clock);
-            RuntimeConfig.Builder config = RuntimeConfig.builder(List.of(settings.retryTopic()), kafka)
-                    .lanes(settings.lanes()).laneCapacity(settings.laneCapacity())
-                    .processingTimeout(main.processingTimeout()).commitInterval(main.commitInterval())
-                    .pollTimeout(main.pollTimeout()).revokeTimeout(main.revokeTimeout())
-                    .closeTimeout(main.closeTimeout());
-            service.runtime = ConsumerRuntime.builder(config.build(), StringDeserializer::new,
-                            StringDeserializer::new, processor)
-                    .failureHandler(processor).partitionListener(processor).clock(clock)
-                    .threadPrefix("cs-retry").build();
+            service.loop = new RetryLoop(settings, kafka, main.pollTimeout(), main.commitInterval(), processor, states,
+                    meters, clock);
             Gauge.builder("changestream.alert.destinations.suspended", states, s -> s.suspended().size())
                     .description("Destinations suspended group-wide (410 Gone, a failure streak or duration, or by "
                             + "hand); their deliveries are parked on alert-retry until resumed")
@@ -120,7 +113,7 @@ public final class RetryService implements AutoCloseable {
                     .register(meters);
             long every = settings.publishInterval().toMillis();
             service.publisher.scheduleWithFixedDelay(service::tick, every, every, TimeUnit.MILLISECONDS);
-            service.runtime.start();
+            service.loop.start();
             return service;
         } catch (RuntimeException e) {
             service.close();
@@ -188,7 +181,12 @@ public final class RetryService implements AutoCloseable {
 
     /** The retry runtime's status (partitions, parked keys), for {@code /api/v1/runtime/status}. */
     public RuntimeStatus runtimeStatus() {
-        return runtime.status();
+        return loop.status();
+    }
+
+    /** False once the retry path's consumer thread stopped for good (for {@code /health/live}). */
+    public boolean live() {
+        return loop.live();
     }
 
     /** Records on alert-retry not yet settled, as last sampled. */
@@ -242,8 +240,8 @@ public final class RetryService implements AutoCloseable {
 
     @Override
     public void close() {
-        if (runtime != null) {
-            runtime.close();
+        if (loop != null) {
+            loop.close();
         }
         publisher.shutdown();
         try {

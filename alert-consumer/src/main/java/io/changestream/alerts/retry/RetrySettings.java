@@ -13,9 +13,13 @@ import java.util.Objects;
  * @param inlineBudget          {@code retry.inlineBudget}: longest a pair waits in the runtime's delay queue, from
  *                              its first failure; a retry that would wait past it is handed off
  * @param maxRecordBytes        {@code retry.maxRecordBytes}: largest retry record; a larger pair stays inline
- * @param lanes                 {@code retry.lanes}: lanes of the retry consumer
- * @param laneCapacity          {@code retry.laneCapacity}: retry records held in memory per lane (full: the retry
- *                              partition pauses, the rest stays on the topic)
+ * @param lanes                 {@code retry.lanes}: worker threads that handle retry-path send results (sends
+ *                              are asynchronous; one destination's records one at a time)
+ * @param maxHeld               {@code retry.maxHeld}: retry records held in memory in all (beyond, every
+ *                              destination holds its head only; the rest stays on the topic and is read again)
+ * @param maxHeldPerDestination {@code retry.maxHeldPerDestination}: retry records of one destination on one
+ *                              partition held in memory; the rest stays on the topic and is read again, and nobody
+ *                              else waits for it
  * @param recheckInterval       {@code retry.recheckInterval}: how often a waiting or parked record looks again
  * @param initialBackoff        {@code retry.initialBackoff}: first wait in the retry path without a Retry-After
  * @param maxBackoff            {@code retry.maxBackoff}: longest such wait
@@ -29,7 +33,8 @@ import java.util.Objects;
  * @param ackTimeout            wait for an ack of a retry or state record ({@code ledger.ackTimeout})
  */
 public record RetrySettings(String retryTopic, String stateTopic, String groupId, Duration inlineBudget,
-                            int maxRecordBytes, int lanes, int laneCapacity, Duration recheckInterval,
+                            int maxRecordBytes, int lanes, int maxHeld, int maxHeldPerDestination,
+                            Duration recheckInterval,
                             Duration initialBackoff, Duration maxBackoff, int suspendAfterFailures,
                             Duration suspendAfterDuration, int maxDestinations, int dedupeEntries,
                             Duration publishInterval, Duration stateCatchUp, Duration ackTimeout) {
@@ -41,7 +46,8 @@ public record RetrySettings(String retryTopic, String stateTopic, String groupId
         nonNegative("retry.inlineBudget", inlineBudget);
         positive("retry.maxRecordBytes", maxRecordBytes);
         positive("retry.lanes", lanes);
-        positive("retry.laneCapacity", laneCapacity);
+        positive("retry.maxHeld", maxHeld);
+        positive("retry.maxHeldPerDestination", maxHeldPerDestination);
         positive("retry.recheckInterval", recheckInterval);
         positive("retry.initialBackoff", initialBackoff);
         positive("retry.maxBackoff", maxBackoff);

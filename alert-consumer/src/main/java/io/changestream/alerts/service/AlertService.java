@@ -204,7 +204,8 @@ public final class AlertService implements AutoCloseable {
      */
     public boolean live() {
         return (store == null || store.alive()) && (runtime == null || runtime.live())
-                && (flusher == null || flusher.alive()) && (status == null || status.alive());
+                && (flusher == null || flusher.alive()) && (status == null || status.alive())
+                && (retry == null || retry.live());
     }
 
     /** Why not live, for {@code /health/live}. */
@@ -217,6 +218,9 @@ public final class AlertService implements AutoCloseable {
         }
         if (status != null && !status.alive()) {
             return status.health();
+        }
+        if (retry != null && !retry.live()) {
+            return "retry path consumer stopped";
         }
         return store == null ? "starting" : String.valueOf(store.health());
     }

@@ -246,6 +246,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("digest.zone", "UTC", "time zone of Daily/Weekly/Monthly and cron schedules"),
             new Setting("digest.tick", "PT1S", "how often due digest/group windows are looked for"),
             new Setting("digest.retryBackoff", "PT10S", "wait before a failed digest/group message is sent again"),
+            new Setting("digest.maxInFlightPerDestination", "4", "digest/group messages being sent to one "
+                    + "destination at once; more wait (a slow receiver delays only its own)"),
+            new Setting("digest.sendTimeout", "PT30S", "longest one digest/group send may take, then it is "
+                    + "cancelled and counts as a failed attempt"),
+            new Setting("digest.blockingThreads", "4", "threads that send digest e-mails (SMTP blocks)"),
             new Setting("grouping.groupWait", "PT30S", "default wait of a new group before its first message "
                     + "(Alertmanager group_wait)"),
             new Setting("grouping.groupInterval", "PT5M", "default wait after a group's message before its next "
@@ -256,9 +261,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("retry.inlineBudget", "PT30S", "longest a pair waits inline (delay queue) from its first "
                     + "failure; a longer wait hands it to alert-retry"),
             new Setting("retry.maxRecordBytes", "1048576", "largest retry record; a larger pair stays inline"),
-            new Setting("retry.lanes", "8", "lanes of the retry consumer"),
-            new Setting("retry.laneCapacity", "1000", "retry records held in memory per lane (full: the retry "
-                    + "partition pauses)"),
+            new Setting("retry.lanes", "8", "worker threads that handle retry-path send results (sends are "
+                    + "asynchronous; one destination's records one at a time)"),
+            new Setting("retry.maxHeld", "8000", "retry records held in memory in all (beyond: each destination "
+                    + "holds its head, the rest is read again from alert-retry)"),
+            new Setting("retry.maxHeldPerDestination", "1000", "retry records of one destination on one partition "
+                    + "held in memory (the rest is read again from alert-retry; nobody else waits)"),
             new Setting("retry.recheckInterval", "PT1S", "how often a waiting or parked retry record looks again"),
             new Setting("retry.initialBackoff", "PT1M", "first retry-path wait without a Retry-After"),
             new Setting("retry.maxBackoff", "PT1H", "longest retry-path wait without a Retry-After"),
@@ -477,10 +485,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("digest.tick", Values::duration), v.get("digest.retryBackoff", Values::duration),
                         ledger.ackTimeout(), v.get("grouping.groupWait", Values::duration),
                         v.get("grouping.groupInterval", Values::duration),
-                        v.get("grouping.repeatInterval", Values::duration)),
+                        v.get("grouping.repeatInterval", Values::duration),
+                        v.get("digest.maxInFlightPerDestination", Integer::parseInt),
+                        v.get("digest.sendTimeout", Values::duration),
+                        v.get("digest.blockingThreads", Integer::parseInt)),
                 new RetrySettings(catalog.alertRetry().name(), catalog.alertDestinations().name(), groupId,
                         v.get("retry.inlineBudget", Values::duration), v.get("retry.maxRecordBytes", Integer::parseInt),
-                        v.get("retry.lanes", Integer::parseInt), v.get("retry.laneCapacity", Integer::parseInt),
+                        v.get("retry.lanes", Integer::parseInt), v.get("retry.maxHeld", Integer::parseInt),
+                        v.get("retry.maxHeldPerDestination", Integer::parseInt),
                         v.get("retry.recheckInterval", Values::duration),
                         v.get("retry.initialBackoff", Values::duration), v.get("retry.maxBackoff", Values::duration),
                         v.get("retry.suspendAfterFailures", Integer::parseInt),

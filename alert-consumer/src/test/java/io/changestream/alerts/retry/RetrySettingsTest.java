@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Test;
 /** The retry path's settings name the setting when invalid; its backoff doubles up to its cap. */
 class RetrySettingsTest {
 
-    private static RetrySettings settings(Duration inlineBudget, int laneCapacity, Duration initial, Duration max,
+    private static RetrySettings settings(Duration inlineBudget, int maxHeldPerDestination, Duration initial, Duration max,
                                           int suspendAfterFailures) {
         return new RetrySettings("cs.alert-retry", "cs.alert-destinations", "g", inlineBudget, 1_048_576, 8,
-                laneCapacity, Duration.ofSeconds(1), initial, max, suspendAfterFailures, Duration.ofDays(3), 10_000,
+                8_000, maxHeldPerDestination, Duration.ofSeconds(1), initial, max, suspendAfterFailures, Duration.ofDays(3), 10_000,
                 100_000, Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(10));
     }
 
@@ -22,7 +22,7 @@ class RetrySettingsTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> settings(Duration.ofSeconds(-1), 1000,
                 Duration.ofMinutes(1), Duration.ofHours(1), 20)).getMessage().contains("retry.inlineBudget"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> settings(Duration.ofSeconds(30), 0,
-                Duration.ofMinutes(1), Duration.ofHours(1), 20)).getMessage().contains("retry.laneCapacity"));
+                Duration.ofMinutes(1), Duration.ofHours(1), 20)).getMessage().contains("retry.maxHeldPerDestination"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> settings(Duration.ofSeconds(30), 1000,
                 Duration.ofHours(2), Duration.ofHours(1), 20)).getMessage().contains("retry.maxBackoff"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> settings(Duration.ofSeconds(30), 1000,

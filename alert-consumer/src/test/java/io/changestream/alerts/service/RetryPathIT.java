@@ -249,6 +249,251 @@ class RetryPathIT {
         }
     }
 
+    @Test
+    void tenThousandParkedPairsOfOneDestinationHoldBackNoOtherDestination() throws Exception {
+        Setup setup = setup("bulkhead");
+        setup.settings().put("retry.maxHeldPerDestination", "200");
+        // both destinations on one alert-retry partition: parked pairs must not hold back a neighbour's
+        String[] ids = samePartition(setup.catalog().alertRetry().partitions());
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/gone", 410);
+            String parked = create(a.httpPort(), request("parked", "[\"all\"]", "[]",
+                    "[" + withId(webhook("Webhook", receiver.url("/gone"), null), ids[0]) + "]", 3));
+            List<ChangeEvent> events = events(10_000);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await("10,000 pairs parked behind the suspension").atMost(Duration.ofSeconds(240))
+                    .pollInterval(Duration.ofSeconds(1)).until(() -> lag(setup) == 0
+                            && a.retry().depth() >= events.size());
+            assertEquals("disabled", status(a, parked));
+            double held = meter(a, "changestream_alert_retry_held");
+            assertTrue(held <= 200, "at most retry.maxHeldPerDestination held in memory: " + held);
+
+            // a second destination on the same alert-retry partition whose receiver asks for a short wait
+            receiver.then("/other", 503).retryAfter("/other", "2").always("/other", 200);
+            create(a.httpPort(), request("other", "[\"all\"]", "[]",
+                    "[" + withId(webhook("Webhook", receiver.url("/other"), null), ids[1]) + "]", 3));
+            List<ChangeEvent> more = events(20);
+            long start = System.nanoTime();
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), more);
+            // the first request got the 503: its pair (and those parked behind it) went out through the retry path
+            Awaitility.await("the neighbour's pairs go out through the retry path, not behind the parked ones")
+                    .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> distinct(receiver.hits("/other")) >= more.size()
+                            && receiver.hits("/other").size() > more.size()
+                            && meter(a, "changestream_alert_retry_settled_total{result=\"delivered\"}") >= 1);
+            long tookMs = (System.nanoTime() - start) / 1_000_000;
+            // the first hit is the scripted 503; its event went out again through the retry path
+            assertOncePerEventInEntityOrder(receiver.hits("/other").stream().skip(1).toList(), more);
+            assertTrue(a.retry().depth() >= events.size(), "the parked pairs are still parked");
+            assertTrue(tookMs < 30_000, "the neighbour waited " + tookMs + " ms");
+
+            // resumed: all 10,020 go out once, in entity order, read again from the topic 200 at a time
+            int before = receiver.hits("/gone").size();
+            receiver.always("/gone", 200);
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + parked + "/resume",
+                    null).status());
+            List<ChangeEvent> all = new ArrayList<>(events);
+            all.addAll(more);
+            Awaitility.await().atMost(Duration.ofSeconds(300)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+                    assertTrue(distinct(since(receiver.hits("/gone"), before)) >= all.size(), "delivered "
+                            + distinct(since(receiver.hits("/gone"), before)) + " of " + all.size()));
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            // the sends refused before the first 410 suspended it were parked too: all arrive once, in order
+            assertOncePerEventInEntityOrder(since(receiver.hits("/gone"), before), all);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.retry().depth() == 0);
+        }
+    }
+
+    @Test
+    void aReceiverThatHangsOnTheRetryPathHoldsBackNoOtherDestination() throws Exception {
+        Setup setup = setup("hang");
+        setup.settings().put("retry.lanes", "1"); // one worker: a send that held it would hold back everybody
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/h", 410);
+            String hanging = create(a.httpPort(), request("hanging", "[\"all\"]", "[]", "[" + webhook("Webhook",
+                    receiver.url("/h"), null).replace("\"readTimeout\": 3", "\"readTimeout\": 60") + "]", 3));
+            List<ChangeEvent> first = events(5);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), first);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                    && a.retry().depth() == first.size() && "disabled".equals(status(a, hanging)));
+
+            // resumed into a receiver that takes the request and answers only after 20 s
+            int before = receiver.hits("/h").size();
+            receiver.always("/h", 200).hold("/h");
+            assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + hanging + "/resume",
+                    null).status());
+            Awaitility.await("the retry path's send hangs").atMost(Duration.ofSeconds(10))
+                    .until(() -> receiver.hits("/h").size() > before);
+
+            receiver.then("/n", 503).retryAfter("/n", "2").always("/n", 200);
+            create(a.httpPort(), request("neighbour", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/n"), null) + "]", 3));
+            List<ChangeEvent> more = events(5);
+            long start = System.nanoTime();
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), more);
+            // the first request got the 503: its pair (and those parked behind it) went out through the retry path
+            Awaitility.await("the neighbour's retries go out while the other send hangs")
+                    .atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> distinct(receiver.hits("/n")) >= more.size()
+                            && receiver.hits("/n").size() > more.size() && meter(a, "changestream_alert_retry_settled_total{result=\"delivered\"}") >= 1);
+            long tookMs = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(tookMs < 12_000, "the neighbour waited " + tookMs + " ms behind a hanging send");
+
+            receiver.release("/h");
+            List<ChangeEvent> all = new ArrayList<>(first);
+            all.addAll(more);
+            Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    distinct(since(receiver.hits("/h"), before)) >= all.size());
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            assertOncePerEventInEntityOrder(since(receiver.hits("/h"), before), all);
+        }
+    }
+
+    @Test
+    void deletingOrDisablingASubscriptionSettlesItsParkedPairs() throws Exception {
+        Setup setup = setup("delete");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(setup.settings()))) {
+            receiver.always("/deleted", 410).always("/disabled", 410);
+            String deleted = create(a.httpPort(), request("deleted", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/deleted"), null) + "]", 3));
+            // the disabled one keeps its destination id across the PUT: its destination stays suspended
+            String disabledRequest = request("disabled", "[\"all\"]", "[]", "[" + withId(webhook("Webhook",
+                    receiver.url("/disabled"), null), UUID.randomUUID().toString()) + "]", 3);
+            String disabled = create(a.httpPort(), disabledRequest);
+            List<ChangeEvent> events = events(50);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                    && a.retry().depth() == 2L * events.size() && "disabled".equals(status(a, deleted))
+                    && "disabled".equals(status(a, disabled)));
+            int sentDeleted = receiver.hits("/deleted").size();
+            int sentDisabled = receiver.hits("/disabled").size();
+
+            assertEquals(200, call(a.httpPort(), "DELETE", "/api/v1/events/subscriptions/" + deleted, null)
+                    .status());
+            assertEquals(200, call(a.httpPort(), "PUT", "/api/v1/events/subscriptions",
+                    disabledRequest.replace("\"retries\"", "\"enabled\": false, \"retries\"")).status());
+            Awaitility.await("the parked pairs of both are settled").atMost(Duration.ofSeconds(60))
+                    .until(() -> a.retry().depth() == 0);
+            var dlq = io.changestream.testkit.KafkaTestClients.readAll(broker, setup.catalog().alertDlq().name(),
+                    Duration.ofSeconds(5)).stream().map(r -> io.changestream.topics.serde.Serdes.failedEvent()
+                    .fromJson(r.value())).toList();
+            assertEquals(2 * events.size(), dlq.stream().filter(f -> f.reason().endsWith(
+                    "while parked on the retry path")).count(), "each parked pair dead-lettered once");
+            assertEquals(events.size(), dlq.stream().filter(f -> f.subscriptionId().equals(deleted)
+                    && f.reason().startsWith("subscription deleted")).map(f -> f.changeEvent().id()).distinct()
+                    .count());
+            assertEquals(events.size(), dlq.stream().filter(f -> f.subscriptionId().equals(disabled)
+                    && f.reason().startsWith("subscription disabled")).map(f -> f.changeEvent().id()).distinct()
+                    .count());
+            assertEquals(2.0 * events.size(), meter(a, "changestream_alert_retry_settled_total{result=\"dropped\"}"));
+            Awaitility.await("the deleted subscription's destination is no longer counted as suspended")
+                    .atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(1.0,
+                            meter(a, "changestream_alert_destinations_suspended"), "the disabled one's stays (re-enabled, it is resumed by hand)"));
+            assertEquals(sentDeleted, receiver.hits("/deleted").size(), "nothing sent after the delete");
+            assertEquals(sentDisabled, receiver.hits("/disabled").size(), "nothing sent after the disable");
+        }
+    }
+
+    @Test
+    void raisingAlertRetrysPartitionsWhilePairsAreParkedLosesNothing() throws Exception {
+        Setup setup = setup("grow");
+        int before = setup.catalog().alertRetry().partitions();
+        String id = movingPartition(before, 2 * before);
+        try (Receiver receiver = new Receiver()) {
+            receiver.always("/d", 410);
+            List<ChangeEvent> first = events(100);
+            List<ChangeEvent> parked = events(100);
+            List<ChangeEvent> later = events(50);
+            String sub;
+            try (AlertService a = AlertService.start(AlertTestSupport.config(setup.settings()))) {
+                sub = create(a.httpPort(), request("grow", "[\"all\"]", "[]",
+                        "[" + withId(webhook("Webhook", receiver.url("/d"), null), id) + "]", 1000));
+                // some records delivered by the retry path first: the destination's progress there is past 0
+                AlertTestSupport.produce(broker, setup.catalog().changes().name(), first);
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                        && a.retry().depth() == first.size());
+                receiver.always("/d", 200);
+                assertEquals(200, call(a.httpPort(), "POST", "/api/v1/events/subscriptions/" + sub + "/resume",
+                        null).status());
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> a.retry().depth() == 0);
+                receiver.always("/d", 410);
+                AlertTestSupport.produce(broker, setup.catalog().changes().name(), parked);
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                        && a.retry().depth() == parked.size() && "disabled".equals(status(a, sub)));
+            }
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    broker.bootstrapServers()))) {
+                admin.createPartitions(Map.of(setup.catalog().alertRetry().name(),
+                        org.apache.kafka.clients.admin.NewPartitions.increaseTo(2 * before))).all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            int sentBefore = receiver.hits("/d").size();
+            try (AlertService b = AlertService.start(AlertTestSupport.config(setup.settings()))) {
+                AlertTestSupport.produce(broker, setup.catalog().changes().name(), later);
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                        && b.retry().depth() == parked.size() + later.size());
+                receiver.always("/d", 200);
+                assertEquals(200, call(b.httpPort(), "POST", "/api/v1/events/subscriptions/" + sub + "/resume",
+                        null).status());
+                List<ChangeEvent> expected = new ArrayList<>(parked);
+                expected.addAll(later);
+                Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
+                        distinct(since(receiver.hits("/d"), sentBefore)) >= expected.size());
+                Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
+                List<Receiver.Hit> sent = since(receiver.hits("/d"), sentBefore);
+                assertOncePerEventInEntityOrder(sent, expected);
+            }
+        }
+    }
+
+    /** A destination JSON with a caller-chosen id. */
+    private static String withId(String destination, String id) {
+        return destination.replaceFirst("\\{", "{\"id\": \"" + id + "\", ");
+    }
+
+    private static int partitionOf(String destinationKey, int partitions) {
+        return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+                destinationKey.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % partitions;
+    }
+
+    /** Two destination ids on one alert-retry partition. */
+    private static String[] samePartition(int partitions) {
+        String first = UUID.randomUUID().toString();
+        while (true) {
+            String second = UUID.randomUUID().toString();
+            if (partitionOf(second, partitions) == partitionOf(first, partitions)) {
+                return new String[] {first, second};
+            }
+        }
+    }
+
+    /** A destination id whose partition by key differs between the two partition counts. */
+    private static String movingPartition(int before, int after) {
+        while (true) {
+            String id = UUID.randomUUID().toString();
+            if (partitionOf(id, before) != partitionOf(id, after)) {
+                return id;
+            }
+        }
+    }
+
+    /** A meter's value from /metrics (name with its tags as Prometheus prints them), 0 when absent. */
+    private static double meter(AlertService s, String series) {
+        for (String line : call(s.httpPort(), "GET", "/metrics", null, null).body().split("\n")) {
+            if (line.startsWith(series + " ") || (series.indexOf('{') < 0 && line.startsWith(series + "{"))) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+            if (series.indexOf('{') > 0 && line.startsWith(series.substring(0, series.indexOf('{')) + "{")
+                    && line.contains(series.substring(series.indexOf('{') + 1, series.length() - 1))) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return 0;
+    }
+
     /** The hits after the first {@code before} of one snapshot (the receiver keeps adding to its list). */
     private static List<Receiver.Hit> since(List<Receiver.Hit> hits, int before) {
         return hits.subList(before, hits.size());
