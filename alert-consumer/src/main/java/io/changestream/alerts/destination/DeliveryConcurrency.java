@@ -11,8 +11,8 @@ import java.util.Objects;
  *                                    ({@code delivery.maxConcurrentPerDestination}, default 32); more wait in that
  *                                    destination's queue, no lane thread waits
  * @param maxQueuedPerDestination     requests waiting for one destination's slot ({@code
- *                                    delivery.maxQueuedPerDestination}, default 1,000); one more is shed to the retry
- *                                    path (not an attempt), never dropped; also the queue bound of the blocking pool
+ *                                    delivery.maxQueuedPerDestination}, default 1,000); one more is a throttled retry
+ *                                    (not an attempt), never dropped; also the queue bound of the blocking pool
  * @param maxConnectionsPerHost       pooled HTTP connections per scheme/host/port ({@code
  *                                    delivery.maxConnectionsPerHost}, default 64: polite to one receiver; HTTP/1.1
  *                                    carries one request per connection, so raise it when many destinations share
@@ -20,10 +20,10 @@ import java.util.Objects;
  * @param blockingThreads             threads of the pool that runs the destinations without an asynchronous client
  *                                    (SMTP e-mail, OpenLineage) ({@code delivery.blockingThreads}, default 16)
  * @param maxQueueWait                longest a request waits in its destination's queue ({@code
- *                                    delivery.maxQueueWait}, default 10 s); one whose turn comes later is shed to the
+ *                                    delivery.maxQueueWait}, default 30 s); one whose turn comes later is shed to the
  *                                    retry path
  * @param stallTimeout                least time a destination with every slot busy may answer nothing before it
- *                                    counts as stalled ({@code delivery.stallTimeout}, default 0.5 s; four times its
+ *                                    counts as stalled ({@code delivery.stallTimeout}, default 2 s; four times its
  *                                    recent answer time when longer): then its queue and new requests are shed to
  *                                    the retry path instead of waiting behind it
  */
@@ -32,9 +32,9 @@ public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueued
                                   Duration stallTimeout) {
 
     /** The default of {@code delivery.maxQueueWait}. */
-    public static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(30);
     /** The default of {@code delivery.stallTimeout}. */
-    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofMillis(500);
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(2);
     /** The defaults. */
     public static final DeliveryConcurrency DEFAULTS = new DeliveryConcurrency(32, 1_000, 64, 16,
             DEFAULT_MAX_QUEUE_WAIT, DEFAULT_STALL_TIMEOUT);

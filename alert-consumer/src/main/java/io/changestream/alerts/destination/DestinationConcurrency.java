@@ -2,6 +2,7 @@ package io.changestream.alerts.destination;
 
 import io.changestream.topics.model.SubscriptionType;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,12 +25,13 @@ import java.util.function.Supplier;
  * connection lost, cancelled). So a receiver that stops answering holds few requests on the wire, each for at most
  * its deadline.
  *
- * <p>A destination that cannot keep up sheds instead of queueing: a request completes at once with a
+ * <p>A destination that stalls sheds instead of queueing: a request completes at once with a
  * {@link DeliveryResult#shed shed} result — never sent, not an attempt — and the alert processor hands its pair to the
- * retry path, when the queue is full, when every slot is busy and none answered for
+ * retry path, when every slot is busy and none answered for
  * {@link DeliveryConcurrency#stallTimeout()} or four times the destination's recent answer time, whichever is longer
  * (the queue behind it is shed too), or when a waiting request's turn comes after
- * {@link DeliveryConcurrency#maxQueueWait()}. A busy but answering destination keeps its queue.
+ * {@link DeliveryConcurrency#maxQueueWait()}. A busy but answering destination keeps its queue; when it is full, one
+ * more is a throttled retry after {@link #QUEUE_FULL_WAIT}, inline, as before (not an attempt, never dropped).
  *
  * <p>A destination's entry exists only while it has requests in flight, so the map is bounded by the requests in
  * flight. Cancelling a request's future cancels the send (the HTTP exchange is aborted); a queued one is skipped.
@@ -39,6 +41,8 @@ final class DestinationConcurrency {
 
     /** Requests in flight a destination starts with (or its maximum, when lower). */
     static final int INITIAL_LIMIT = 4;
+    /** When the queue is full (the destination still answering), the request comes back after this. */
+    static final Duration QUEUE_FULL_WAIT = Duration.ofMillis(200);
 
     private final DeliveryConcurrency settings;
     private final Clock clock;
@@ -78,6 +82,8 @@ final class DestinationConcurrency {
         START,
         /** Every slot busy: wait in the queue. */
         QUEUED,
+        /** Every slot busy and the queue full, the destination still answering: a throttled retry, inline. */
+        FULL,
         /** The destination cannot keep up: refuse this one (and the queue, when its oldest waited too long). */
         SHED
     }
@@ -106,7 +112,7 @@ final class DestinationConcurrency {
                 s.waiting.add(request);
                 admission[0] = Admission.QUEUED;
             } else {
-                admission[0] = Admission.SHED;
+                admission[0] = Admission.FULL;
             }
             return s;
         });
@@ -119,9 +125,10 @@ final class DestinationConcurrency {
         switch (admission[0]) {
             case START -> start(key, request);
             case QUEUED -> count(queued, type).incrementAndGet();
-            default -> shedOne(request, overdue.isEmpty() && !stalledNow(key, now) ? settings.maxQueuedPerDestination()
-                    + " requests already wait for destination " + key + " (delivery.maxQueuedPerDestination)"
-                    : stalled);
+            case FULL -> request.result().complete(DeliveryResult.throttled(QUEUE_FULL_WAIT,
+                    settings.maxQueuedPerDestination() + " requests already wait for destination " + key
+                            + " (delivery.maxQueuedPerDestination)")); // busy but answering: tried again inline
+            default -> shedOne(request, stalled);
         }
         return request.result();
     }

@@ -64,7 +64,7 @@ import java.util.function.Function;
  *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
  *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [5 ms]</li>
  *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [1000],
- *       {@code delivery.maxQueueWait} [10 s], {@code delivery.stallTimeout} [0.5 s], {@code delivery.maxRequestTime} [30 s],
+ *       {@code delivery.maxQueueWait} [30 s], {@code delivery.stallTimeout} [2 s], {@code delivery.maxRequestTime} [30 s],
  *       {@code delivery.maxConnectionsPerHost} [64], {@code delivery.blockingThreads} [16]</li>
  *   <li>{@code delivery.atMostOnceTypes} [none], {@code pipeline.releaseTimeout} [30 s; with
  *       {@code runtime.revokeTimeout} and {@code runtime.pollTimeout} below {@code max.poll.interval.ms}],
@@ -169,9 +169,9 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     + "more wait in its queue"),
             new Setting("delivery.maxQueuedPerDestination", "1000", "requests waiting for one destination; one "
                     + "more is retried later (not an attempt)"),
-            new Setting("delivery.maxQueueWait", "PT10S", "longest a request waits for its destination's slot; "
+            new Setting("delivery.maxQueueWait", "PT30S", "longest a request waits for its destination's slot; "
                     + "later, it is shed to the retry path"),
-            new Setting("delivery.stallTimeout", "PT0.5S", "a destination with every slot busy that answers "
+            new Setting("delivery.stallTimeout", "PT2S", "a destination with every slot busy that answers "
                     + "nothing this long (or 4x its recent answer time) sheds its queue to the retry path"),
             new Setting("delivery.maxRequestTime", "PT30S", "longest one HTTP request may take (a destination's "
                     + "timeout + readTimeout above it is a 400); below runtime.processingTimeout"),

@@ -9,17 +9,11 @@ import io.changestream.topics.model.SubscriptionCategory;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import io.changestream.testkit.HangingHttpServer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -31,57 +25,6 @@ import org.junit.jupiter.api.Test;
  * at save time naming the field; a cancelled request counts against its destination's breaker.
  */
 class HangingReceiverTest {
-
-    /** Accepts, reads, never answers; records each connection and whether the client closed it. */
-    static final class HangingServer implements AutoCloseable {
-        final ServerSocket socket;
-        final List<Socket> accepted = new CopyOnWriteArrayList<>();
-        final List<Socket> closedByClient = new CopyOnWriteArrayList<>();
-        private final Thread acceptor;
-
-        HangingServer() throws IOException {
-            socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            acceptor = new Thread(() -> {
-                while (!socket.isClosed()) {
-                    try {
-                        Socket s = socket.accept();
-                        accepted.add(s);
-                        Thread reader = new Thread(() -> drainUntilClosed(s), "hanging-reader");
-                        reader.setDaemon(true);
-                        reader.start();
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "hanging-acceptor");
-            acceptor.setDaemon(true);
-            acceptor.start();
-        }
-
-        private void drainUntilClosed(Socket s) {
-            byte[] buffer = new byte[4096];
-            try (InputStream in = s.getInputStream()) {
-                while (in.read(buffer) >= 0) {
-                    // reads the request and whatever follows; never writes an answer
-                }
-                closedByClient.add(s); // EOF: the client closed its end
-            } catch (IOException e) {
-                closedByClient.add(s); // reset by the client
-            }
-        }
-
-        String url() {
-            return "http://127.0.0.1:" + socket.getLocalPort() + "/hook";
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-            for (Socket s : accepted) {
-                s.close();
-            }
-        }
-    }
 
     private static DestinationRegistry registry(CircuitBreakerSettings breaker) {
         DestinationSettings settings = new DestinationSettings(HttpSettings.DEFAULTS.allowingPrivateAddresses(),
@@ -102,38 +45,38 @@ class HangingReceiverTest {
 
     @Test
     void cancellingADeliveryOnAHangingReceiverClosesItsConnection() throws Exception {
-        try (HangingServer server = new HangingServer();
+        try (HangingHttpServer server = new HangingHttpServer();
              DestinationRegistry registry = registry(CircuitBreakerSettings.DEFAULTS)) {
-            CompletableFuture<DeliveryResult> delivery = registry.deliverAsync(request(webhook(server.url(), 10, 20)));
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.accepted.size() == 1);
+            CompletableFuture<DeliveryResult> delivery = registry.deliverAsync(request(webhook(server.url("/hook"), 10, 20)));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.requests() == 1);
             assertTrue(delivery.cancel(true));
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.closedByClient.size() == 1);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.openConnections() == 0);
         }
     }
 
     @Test
     void aRequestEndsAtItsOwnDeadlineAndClosesItsConnection() throws Exception {
-        try (HangingServer server = new HangingServer();
+        try (HangingHttpServer server = new HangingHttpServer();
              DestinationRegistry registry = registry(CircuitBreakerSettings.DEFAULTS)) {
             long started = System.nanoTime();
-            DeliveryResult result = registry.deliverAsync(request(webhook(server.url(), 1, 1)))
+            DeliveryResult result = registry.deliverAsync(request(webhook(server.url("/hook"), 1, 1)))
                     .orTimeout(20, TimeUnit.SECONDS).join();
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
             assertEquals(Outcome.RETRY, result.outcome());
             assertTrue(result.unanswered(), "sent and not answered: the outcome is unknown " + result);
             assertTrue(tookMillis >= 900 && tookMillis < 10_000, "no answer for readTimeout (1 s) ends it, within "
                     + "the deadline timeout + readTimeout (2 s); took " + tookMillis + " ms");
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.closedByClient.size() == 1);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.openConnections() == 0);
         }
     }
 
     @Test
     void aStoredDestinationAskingForAnHourIsCutToMaxRequestTime() throws Exception {
         HttpSettings http = HttpSettings.DEFAULTS.allowingPrivateAddresses().withMaxRequestTime(Duration.ofSeconds(2));
-        try (HangingServer server = new HangingServer(); HttpSender sender = new HttpSender(http, Clock.systemUTC())) {
+        try (HangingHttpServer server = new HangingHttpServer(); HttpSender sender = new HttpSender(http, Clock.systemUTC())) {
             WebhookDestination hook = new WebhookDestination(sender);
             long started = System.nanoTime();
-            DeliveryResult result = hook.deliverAsync(request(webhook(server.url(), 3_600, 3_600)), Runnable::run)
+            DeliveryResult result = hook.deliverAsync(request(webhook(server.url("/hook"), 3_600, 3_600)), Runnable::run)
                     .toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
             assertTrue(result.unanswered(), result.toString());
@@ -159,19 +102,19 @@ class HangingReceiverTest {
     void cancelledRequestsOpenTheDestinationsCircuitAndLaterOnesAreShedUnsent() throws Exception {
         CircuitBreakerSettings breaker = new CircuitBreakerSettings(2, Duration.ofMinutes(1),
                 CircuitBreakerSettings.DEFAULTS.halfOpenTrials(), CircuitBreakerSettings.DEFAULTS.maxBreakers());
-        try (HangingServer server = new HangingServer(); DestinationRegistry registry = registry(breaker)) {
-            SubscriptionDestination d = webhook(server.url(), 10, 20);
+        try (HangingHttpServer server = new HangingHttpServer(); DestinationRegistry registry = registry(breaker)) {
+            SubscriptionDestination d = webhook(server.url("/hook"), 10, 20);
             for (int i = 1; i <= 2; i++) {
                 CompletableFuture<DeliveryResult> delivery = registry.deliverAsync(request(d));
                 int sent = i;
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.accepted.size() == sent);
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.requests() == sent);
                 delivery.cancel(true);
             }
             Awaitility.await().atMost(Duration.ofSeconds(5))
                     .until(() -> registry.circuitState(request(d)) == CircuitState.OPEN);
             DeliveryResult refused = registry.deliverAsync(request(d)).join();
             assertTrue(refused.shed() && refused.reason().contains("circuit open"), refused.toString());
-            assertEquals(2, server.accepted.size(), "nothing sent while open");
+            assertEquals(2, server.requests(), "nothing sent while open");
         }
     }
 }

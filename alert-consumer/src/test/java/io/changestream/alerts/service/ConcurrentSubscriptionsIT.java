@@ -81,7 +81,7 @@ class ConcurrentSubscriptionsIT {
             for (int i = 0; i < SUBSCRIPTIONS; i++) {
                 // a read timeout above the receiver's wait: one-by-one delivery would stall, not retry
                 ids.add(create(port, request("sub-" + i, "[\"table\"]", "[]", "[" + webhook("Webhook",
-                        receiver.url("/s" + i), null).replace("\"readTimeout\": 3", "\"readTimeout\": 30") + "]",
+                        receiver.url("/s" + i), null).replace("\"readTimeout\": 3", "\"readTimeout\": 25") + "]",
                         3)));
             }
             ChangeEvent event = AlertTestSupport.event(ChangeEvent.ENTITY_UPDATED, "table",

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.testkit.Brokers;
+import io.changestream.testkit.HangingHttpServer;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
 import io.changestream.topics.TopicCatalog;
@@ -43,11 +44,12 @@ class DigestBulkheadIT {
         settings.put("digest.tick", "PT0.2S");
         settings.put("digest.sendTimeout", "PT3S");
         settings.put("digest.retryBackoff", "PT1S");
-        try (Receiver ok = new Receiver(); HangingReceiver hang = new HangingReceiver()) {
+        try (Receiver ok = new Receiver(); HangingHttpServer hang = new HangingHttpServer()) {
             String hanging;
             try (AlertService a = AlertService.start(AlertTestSupport.config(settings))) {
-                // the hanging group is due first and its receiver would hold a blocking sender for 60 s
-                hanging = AlertTestSupport.create(a.httpPort(), grouped("hanging", hang.url("/hook"), "1s", 60));
+                // the hanging group is due first and its receiver would hold a blocking sender for 27 s (the longest
+                // a destination may ask for: delivery.maxRequestTime 30 s); digest.sendTimeout cuts it at 3 s
+                hanging = AlertTestSupport.create(a.httpPort(), grouped("hanging", hang.url("/hook"), "1s", 25));
                 AlertTestSupport.create(a.httpPort(), grouped("healthy", ok.url("/ok"), "3s", 3));
                 List<ChangeEvent> events = new ArrayList<>();
                 for (int i = 0; i < 10; i++) {

@@ -1,4 +1,4 @@
-package io.changestream.alerts.service;
+package io.changestream.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,18 +11,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A hostile HTTP receiver: it accepts every connection, reads what comes and never answers (the socket stays open
- * until the client gives up or {@link #close}). Counts the requests it took (a request line starting with a method)
+ * A hostile HTTP receiver for tests: it accepts every connection, reads what comes and never answers (the socket
+ * stays open until the client gives up or {@link #close}). Counts the requests it took (a request line starting with a method)
  * and the connections still open.
  */
-final class HangingReceiver implements AutoCloseable {
+public final class HangingHttpServer implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final AtomicInteger requests = new AtomicInteger();
     private final Thread acceptor;
 
-    HangingReceiver() {
+    /** Listens on a free loopback port. */
+    public HangingHttpServer() {
         try {
             server = new ServerSocket(0, 512, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
@@ -65,17 +66,17 @@ final class HangingReceiver implements AutoCloseable {
     }
 
     /** The URL of a path here. */
-    String url(String path) {
+    public String url(String path) {
         return "http://127.0.0.1:" + server.getLocalPort() + path;
     }
 
     /** Requests taken (never answered). */
-    int requests() {
+    public int requests() {
         return requests.get();
     }
 
     /** Connections the clients still hold open. */
-    int openConnections() {
+    public int openConnections() {
         return sockets.size();
     }
 
