@@ -20,6 +20,13 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * sent, and the state of its current send round (issue 21 item 6). Flusher thread only.
  */
 final class DigestWindow {
+    /**
+     * Event ids a window remembers to drop a repeat of a member (an append reported failed that landed, then written
+     * again; a CDC repeat): a repeat follows its original within an ack wait and a retry backoff, so the newest ids
+     * suffice (issue 21 item 8).
+     */
+    static final int RECENT_MEMBER_IDS = 10_000;
+
     final String subscriptionId;
     final String group;
     final String key;
@@ -47,6 +54,8 @@ final class DigestWindow {
     boolean roundAttempted;
     Duration roundWait;
     int rounds;
+    /** The newest members' event ids, oldest first, at most {@value #RECENT_MEMBER_IDS}. */
+    private final Set<String> recentIds = new java.util.LinkedHashSet<>();
 
     DigestWindow(String subscriptionId, String group, String key) {
         this.subscriptionId = subscriptionId;
@@ -58,15 +67,26 @@ final class DigestWindow {
         return flushId != null;
     }
 
-    /** Adds a member; it is listed while the window has fewer than topChanges and the budget allows. */
-    void add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges, AtomicLong budgetUsed,
-             long budget) {
+    /**
+     * Adds a member; it is listed while the window has fewer than topChanges and the budget allows. A repeat of a
+     * member (same event id) moves the window's last offset on and is not counted again; returns whether it was new.
+     */
+    boolean add(ConsumerRecord<String, String> r, DigestRecord entry, int topChanges, AtomicLong budgetUsed,
+                long budget) {
         ChangeEvent event = entry.event();
         if (firstOffset < 0) {
             firstOffset = r.offset();
             firstAt = entry.at(); // the collector's clock (record timestamps are the broker's business)
         }
         lastOffset = r.offset();
+        if (event.id() != null && !recentIds.add(event.id())) {
+            return false;
+        }
+        if (recentIds.size() > RECENT_MEMBER_IDS) {
+            java.util.Iterator<String> oldest = recentIds.iterator();
+            oldest.next();
+            oldest.remove();
+        }
         total++;
         String what = event.entityType() + " " + event.eventType();
         if (counts.containsKey(what) || counts.size() < DigestFlusher.MAX_COUNT_KEYS) {
@@ -80,5 +100,6 @@ final class DigestWindow {
             listedBytes += bytes;
             budgetUsed.addAndGet(bytes);
         }
+        return true;
     }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.ToIntFunction;
+import io.changestream.alerts.subscription.ReaderSupervisor;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -115,8 +116,13 @@ final class DestinationStates implements AutoCloseable {
     private final Map<String, State> states = new ConcurrentHashMap<>();
     /** Per destination and partition, {handedOff, drained} not published yet. */
     private final Map<String, Map<Integer, long[]>> unpublished = new ConcurrentHashMap<>();
-    private final KafkaConsumer<String, String> reader;
-    private final Thread thread;
+    private final Map<String, Object> readerProps;
+    /** The reader of this incarnation: a reader that dies is replaced by its supervisor, resuming at position. */
+    private volatile KafkaConsumer<String, String> reader;
+    private volatile Thread thread;
+    /** The next offset of the state topic to read (kept across the reader's restarts). */
+    private volatile long position;
+    private final ReaderSupervisor supervisor;
     private final CountDownLatch caughtUp = new CountDownLatch(1);
     private final java.util.Queue<java.util.concurrent.CompletableFuture<Void>> catchUps =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -137,9 +143,46 @@ final class DestinationStates implements AutoCloseable {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-destination-states");
-        this.reader = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
-        this.thread = new Thread(this::run, settings.groupId() + "-destination-states");
-        thread.setDaemon(true);
+        this.readerProps = props;
+        this.reader = newReader();
+        this.thread = readerThread();
+        // a reader that dies (one Kafka timeout) is restarted like the service's other topic readers; given up, the
+        // retry path is not live (/health/live)
+        this.supervisor = new ReaderSupervisor("destination-state reader of " + settings.stateTopic(),
+                settings.recheckInterval(), settings.recheckInterval().multipliedBy(30), RESTARTS, this::restart);
+    }
+
+    /** Consecutive failed restarts of the state reader before it is given up. */
+    static final int RESTARTS = 10;
+
+    private KafkaConsumer<String, String> newReader() {
+        return new KafkaConsumer<>(readerProps, new StringDeserializer(), new StringDeserializer());
+    }
+
+    private Thread readerThread() {
+        Thread t = new Thread(this::run, settings.groupId() + "-destination-states");
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** The supervisor's restart: a new reader resuming where the dead one stood. */
+    private void restart() {
+        if (closed) {
+            return;
+        }
+        reader = newReader();
+        thread = readerThread();
+        thread.start();
+    }
+
+    /** False once the state reader died and could not be restarted {@value #RESTARTS} times in a row. */
+    boolean alive() {
+        return supervisor.alive();
+    }
+
+    /** How many times a dead state reader was restarted. */
+    long readerRestarts() {
+        return supervisor.restarts();
     }
 
     /** Starts the reader and waits (bounded by {@code retry.stateCatchUp}) until it read the topic to its end. */
@@ -157,16 +200,23 @@ final class DestinationStates implements AutoCloseable {
     }
 
     private void run() {
+        KafkaConsumer<String, String> reader = this.reader;
         try {
             TopicPartition tp = new TopicPartition(settings.stateTopic(), 0);
             reader.assign(List.of(tp));
-            reader.seekToBeginning(List.of(tp));
+            if (position == 0) {
+                reader.seekToBeginning(List.of(tp));
+            } else {
+                reader.seek(tp, position); // a restarted reader resumes where the dead one stood
+            }
             long end = reader.endOffsets(List.of(tp)).get(tp);
-            if (end == 0) {
+            if (end == 0 || position >= end) {
                 caughtUp.countDown();
+                supervisor.fresh();
             }
             List<java.util.concurrent.CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
             long target = end;
+            boolean fresh = false;
             while (!closed) {
                 for (java.util.concurrent.CompletableFuture<Void> f; (f = catchUps.poll()) != null; ) {
                     target = waiting.isEmpty() ? reader.endOffsets(List.of(tp)).get(tp)
@@ -176,11 +226,14 @@ final class DestinationStates implements AutoCloseable {
                 for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(waiting.isEmpty() ? 200 : 20))) {
                     apply(r);
                 }
-                long position = reader.position(tp);
-                if (caughtUp.getCount() > 0 && position >= end) {
+                long at = reader.position(tp);
+                position = at;
+                if (at >= end && !fresh) {
                     caughtUp.countDown();
+                    supervisor.fresh(); // it caught up: its next death counts as the first in a row
+                    fresh = true;
                 }
-                if (!waiting.isEmpty() && position >= target) {
+                if (!waiting.isEmpty() && at >= target) {
                     waiting.forEach(f -> f.complete(null));
                     waiting.clear();
                 }
@@ -188,9 +241,14 @@ final class DestinationStates implements AutoCloseable {
         } catch (WakeupException e) {
             if (!closed) {
                 LOG.error("destination state reader woken up unexpectedly", e);
+                supervisor.exited(e);
             }
         } catch (RuntimeException e) {
-            LOG.error("destination state reader stopped: suspensions made elsewhere are no longer seen here", e);
+            if (!closed) {
+                LOG.warn("destination state reader stopped (suspensions made elsewhere are not seen here until it "
+                        + "is restarted): {}", e.toString());
+                supervisor.exited(e);
+            }
         } finally {
             reader.close(Duration.ofSeconds(2));
         }
@@ -384,6 +442,7 @@ final class DestinationStates implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        supervisor.close();
         reader.wakeup();
         try {
             thread.join(5_000);

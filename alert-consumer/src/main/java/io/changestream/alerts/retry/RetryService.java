@@ -184,9 +184,12 @@ public final class RetryService implements AutoCloseable {
         return loop.status();
     }
 
-    /** False once the retry path's consumer thread stopped for good (for {@code /health/live}). */
+    /**
+     * False once the retry path's consumer thread stopped for good, or its destination-state reader died and could
+     * not be restarted (for {@code /health/live}).
+     */
     public boolean live() {
-        return loop.live();
+        return loop.live() && states.alive();
     }
 
     /** Records on alert-retry not yet settled, as last sampled. */

@@ -220,7 +220,7 @@ public final class AlertService implements AutoCloseable {
             return status.health();
         }
         if (retry != null && !retry.live()) {
-            return "retry path consumer stopped";
+            return "retry path consumer or its destination-state reader stopped";
         }
         return store == null ? "starting" : String.valueOf(store.health());
     }

@@ -312,8 +312,9 @@ class RetryPathIT {
         try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
                 AlertTestSupport.config(setup.settings()))) {
             receiver.always("/h", 410);
+            // 2 + 25 s: about the longest a destination may ask for (delivery.maxRequestTime 30 s)
             String hanging = create(a.httpPort(), request("hanging", "[\"all\"]", "[]", "[" + webhook("Webhook",
-                    receiver.url("/h"), null).replace("\"readTimeout\": 3", "\"readTimeout\": 60") + "]", 3));
+                    receiver.url("/h"), null).replace("\"readTimeout\": 3", "\"readTimeout\": 25") + "]", 3));
             List<ChangeEvent> first = events(5);
             AlertTestSupport.produce(broker, setup.catalog().changes().name(), first);
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
