@@ -14,8 +14,9 @@ import java.util.Objects;
  *                   it does not count as an attempt against the subscription's {@code retries}
  * @param unanswered a RETRY whose request may have reached the receiver (written, then no answer: a read timeout,
  *                   the connection lost): the outcome is unknown, so an at-most-once destination is not sent it again
- * @param shed       a throttled RETRY refused because its destination is saturated (every slot busy and its queue
- *                   full or waiting past {@code delivery.maxQueueWait}) or its circuit is open: the pair leaves the
+ * @param shed       a throttled RETRY refused because its destination stalled (every slot busy and no answer for
+ *                   {@code delivery.stallTimeout}, or a queued request waited past {@code delivery.maxQueueWait}),
+ *                   its circuit is open or the blocking pool is full: the pair leaves the
  *                   commit path for the retry path at once (the destination's bulkhead, decision 2101), so it holds
  *                   none of the runtime's slots while its destination is in trouble
  */
@@ -75,7 +76,7 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
     }
 
     /**
-     * Not sent: the destination is saturated or its circuit is open; the pair goes to the retry path (after
+     * Not sent: the destination stalled or its circuit is open; the pair goes to the retry path (after
      * {@code after}, null: its backoff) instead of waiting inline. Not an attempt.
      */
     public static DeliveryResult shed(Duration after, String reason) {

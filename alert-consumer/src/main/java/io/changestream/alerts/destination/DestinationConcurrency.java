@@ -137,11 +137,6 @@ final class DestinationConcurrency {
         return now - waiting.since() > settings.maxQueueWait().toMillis();
     }
 
-    private boolean stalledNow(String key, long now) {
-        Slot s = slots.get(key);
-        return s != null && stalled(s, now);
-    }
-
     /** Every slot busy (the caller knows) and no answer for the stall bound. */
     private boolean stalled(Slot s, long now) {
         return now - s.lastAnswer > Math.max(settings.stallTimeout().toMillis(), (long) (4 * s.answerMillis));

@@ -1,7 +1,6 @@
 package io.changestream.alerts.pipeline;
 
 import io.changestream.alerts.destination.DeliveryRequest;
-import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.Redaction;
 import java.time.Duration;
 import java.util.Objects;
@@ -28,17 +27,7 @@ public interface LongRetries {
         }
 
         @Override
-        public boolean exceedsBudget(Duration waitedInline, Duration nextWait) {
-            return false;
-        }
-
-        @Override
         public boolean exists() {
-            return false;
-        }
-
-        @Override
-        public boolean suspends(DeliveryResult result) {
             return false;
         }
 
@@ -55,11 +44,10 @@ public interface LongRetries {
      */
     Optional<String> parkReason(DeliveryRequest request);
 
-    /** Whether a retry that already waited {@code waitedInline} since its first failure and must now wait
-     * {@code nextWait} more is past the inline budget. */
-    boolean exceedsBudget(Duration waitedInline, Duration nextWait);
-
-    /** Longest a pair waits on the commit path from its first failure ({@code retry.inlineBudget}). */
+    /**
+     * Longest a pair waits on the commit path from its first failure ({@code retry.inlineBudget}); past it the
+     * delivery decision parks the pair (decision 2102).
+     */
     default Duration inlineBudget() {
         return Duration.ofDays(36_500);
     }
@@ -68,9 +56,6 @@ public interface LongRetries {
     default boolean exists() {
         return true;
     }
-
-    /** Whether a result suspends its destination ({@code 410 Gone}): the pair is parked, not dead-lettered. */
-    boolean suspends(DeliveryResult result);
 
     /**
      * Hands a pair's destination group to the retry path without blocking: completes true once it is durable, false

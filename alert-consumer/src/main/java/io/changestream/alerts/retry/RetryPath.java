@@ -2,7 +2,6 @@ package io.changestream.alerts.retry;
 
 import io.changestream.alerts.destination.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryRequest;
-import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.pipeline.LongRetries;
 import io.changestream.runtime.RetriableException;
@@ -144,18 +143,8 @@ public final class RetryPath implements LongRetries {
     }
 
     @Override
-    public boolean exceedsBudget(Duration waitedInline, Duration nextWait) {
-        return waitedInline.plus(nextWait).compareTo(settings.inlineBudget()) > 0;
-    }
-
-    @Override
     public Duration inlineBudget() {
         return settings.inlineBudget();
-    }
-
-    @Override
-    public boolean suspends(DeliveryResult result) {
-        return io.changestream.alerts.delivery.DeliveryDecision.suspends(result);
     }
 
     @Override
