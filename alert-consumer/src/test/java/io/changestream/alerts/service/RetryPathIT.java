@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,9 +24,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -504,43 +500,18 @@ class RetryPathIT {
     }
 
     private Setup setup(String name) {
-        String ns = AlertTestSupport.namespace("retry-" + name);
-        TopicCatalog catalog = AlertTestSupport.catalog(ns, 4);
-        AlertTestSupport.provision(broker, catalog);
-        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
-        settings.put("retry.inlineBudget", "PT1S");
-        settings.put("retry.recheckInterval", "PT0.2S");
-        settings.put("retry.publishInterval", "PT0.2S");
-        settings.put("retry.lanes", "2");
-        return new Setup(catalog, settings);
+        RetryPathFixture fixture = RetryPathFixture.of(broker, "retry-" + name);
+        return new Setup(fixture.catalog(), fixture.settings());
     }
 
     /** {@code count} events over {@value #ENTITIES} entities, in produce order. */
     private static List<ChangeEvent> events(int count) {
-        List<ChangeEvent> events = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            String entityId = UUID.nameUUIDFromBytes(("retry-entity-" + (i % ENTITIES)).getBytes()).toString();
-            events.add(AlertTestSupport.event(ChangeEvent.ENTITY_UPDATED, "table", entityId, "svc.db.t" + i));
-        }
-        return events;
+        return RetryPathFixture.events("retry-entity-", count, ENTITIES);
     }
 
     /** Every event exactly once, and per entity in the order produced. */
     private static void assertOncePerEventInEntityOrder(List<Receiver.Hit> hits, List<ChangeEvent> events) {
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < events.size(); i++) {
-            index.put(events.get(i).id(), i);
-        }
-        Set<String> seen = new HashSet<>();
-        Map<String, Integer> lastOfEntity = new HashMap<>();
-        for (Receiver.Hit h : hits) {
-            String id = h.body().get("id").asText();
-            assertTrue(seen.add(id), "event " + id + " delivered twice");
-            int i = index.get(id);
-            Integer previous = lastOfEntity.put(h.body().get("entityId").asText(), i);
-            assertTrue(previous == null || previous < i, "entity order broken: event " + i + " after " + previous);
-        }
-        assertEquals(events.size(), seen.size(), "every event arrived");
+        RetryPathFixture.assertOncePerEventInEntityOrder(hits, events, Set.of());
     }
 
     private static long distinct(List<Receiver.Hit> hits) {
@@ -558,22 +529,7 @@ class RetryPathIT {
 
     /** Records on changes the main group has not committed past. */
     private long lag(Setup setup) throws Exception {
-        String topic = setup.catalog().changes().name();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers()))) {
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(
-                    setup.settings().get("group.id")).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            for (int p = 0; p < setup.catalog().changes().partitions(); p++) {
-                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-            }
-            long lag = 0;
-            for (var e : admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).entrySet()) {
-                OffsetAndMetadata c = committed.get(e.getKey());
-                lag += e.getValue().offset() - (c == null ? 0 : c.offset());
-            }
-            return lag;
-        }
+        return new RetryPathFixture(broker, setup.catalog(), setup.settings()).lag();
     }
 
     private long retryRecords(Setup setup) {
