@@ -11,8 +11,9 @@ import java.util.Objects;
  *                                    ({@code delivery.maxConcurrentPerDestination}, default 32); more wait in that
  *                                    destination's queue, no lane thread waits
  * @param maxQueuedPerDestination     requests waiting for one destination's slot ({@code
- *                                    delivery.maxQueuedPerDestination}, default 1,000); one more is a throttled retry
- *                                    (not an attempt), never dropped; also the queue bound of the blocking pool
+ *                                    delivery.maxQueuedPerDestination}, default 100); one more sheds the commit
+ *                                    path's queue with it, or is a throttled retry for the retry path (not an
+ *                                    attempt, never dropped); also the queue bound of the blocking pool
  * @param maxConnectionsPerHost       pooled HTTP connections per scheme/host/port ({@code
  *                                    delivery.maxConnectionsPerHost}, default 64: polite to one receiver; HTTP/1.1
  *                                    carries one request per connection, so raise it when many destinations share
@@ -23,9 +24,9 @@ import java.util.Objects;
  *                                    delivery.maxQueueWait}, default 30 s); one whose turn comes later is shed to the
  *                                    retry path
  * @param stallTimeout                least time a destination with every slot busy may answer nothing before it
- *                                    counts as stalled ({@code delivery.stallTimeout}, default 2 s; four times its
- *                                    recent answer time when longer): then its queue and new requests are shed to
- *                                    the retry path instead of waiting behind it
+ *                                    counts as stalled ({@code delivery.stallTimeout}, default 2 s): then its queue
+ *                                    and new commit-path requests are shed to the retry path instead of waiting
+ *                                    behind it
  */
 public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueuedPerDestination,
                                   int maxConnectionsPerHost, int blockingThreads, Duration maxQueueWait,
@@ -36,7 +37,7 @@ public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueued
     /** The default of {@code delivery.stallTimeout}. */
     public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(2);
     /** The defaults. */
-    public static final DeliveryConcurrency DEFAULTS = new DeliveryConcurrency(32, 1_000, 64, 16,
+    public static final DeliveryConcurrency DEFAULTS = new DeliveryConcurrency(32, 100, 64, 16,
             DEFAULT_MAX_QUEUE_WAIT, DEFAULT_STALL_TIMEOUT);
 
     /** With the default {@code delivery.maxQueueWait} and {@code delivery.stallTimeout}. */

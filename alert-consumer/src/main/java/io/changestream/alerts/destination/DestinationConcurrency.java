@@ -11,6 +11,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -25,35 +29,43 @@ import java.util.function.Supplier;
  * connection lost, cancelled). So a receiver that stops answering holds few requests on the wire, each for at most
  * its deadline.
  *
- * <p>A destination that stalls sheds instead of queueing: a request completes at once with a
- * {@link DeliveryResult#shed shed} result — never sent, not an attempt — and the alert processor hands its pair to the
- * retry path, when every slot is busy and none answered for
- * {@link DeliveryConcurrency#stallTimeout()} or four times the destination's recent answer time, whichever is longer
- * (the queue behind it is shed too), or when a waiting request's turn comes after
- * {@link DeliveryConcurrency#maxQueueWait()}. A busy but answering destination keeps its queue; when it is full, one
- * more is a throttled retry after {@link #QUEUE_FULL_WAIT}, inline, as before (not an attempt, never dropped).
+ * <p>A destination stalls when every slot is busy and none answered for {@link DeliveryConcurrency#stallTimeout()}
+ * (a fixed bound: a receiver that takes longer than that to answer, under load, is one the commit path must not wait
+ * for). A timer fires at that bound whenever requests wait: a stalled destination's {@link Patience#SHED} requests —
+ * queued ones and new ones — complete at once with a {@link DeliveryResult#shed shed} result (never sent, not an
+ * attempt) and the alert processor hands their pairs to the retry path; so does one whose turn comes after
+ * {@link DeliveryConcurrency#maxQueueWait()}, and one that finds the queue full when the destination answered nothing
+ * since its oldest waiting request came and for a quarter of the stall bound — with the queue (left waiting, it would hold that many events, and the keys
+ * behind them, in the runtime). A full queue of a destination that answers (a burst) is a throttled retry inline,
+ * after {@link #QUEUE_FULL_WAIT}. {@link Patience#WAIT} requests (the retry path's) keep their place in the queue
+ * however slow the destination; a full queue is a throttled result for them.
  *
- * <p>A destination's entry exists only while it has requests in flight, so the map is bounded by the requests in
- * flight. Cancelling a request's future cancels the send (the HTTP exchange is aborted); a queued one is skipped.
+ * <p>A destination's entry exists only while it has requests in flight or waiting, so the map is bounded by them.
+ * Cancelling a request's future cancels the send (the HTTP exchange is aborted); a queued one is skipped.
  * Thread-safe; the in-flight, queued and shed counts per destination type feed the registry's meters.
  */
-final class DestinationConcurrency {
+final class DestinationConcurrency implements AutoCloseable {
 
     /** Requests in flight a destination starts with (or its maximum, when lower). */
     static final int INITIAL_LIMIT = 4;
-    /** When the queue is full (the destination still answering), the request comes back after this. */
+    /** When the queue of an answering destination is full, a request comes back after this (inline). */
     static final Duration QUEUE_FULL_WAIT = Duration.ofMillis(200);
-
     private final DeliveryConcurrency settings;
     private final Clock clock;
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private final Map<SubscriptionType, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     private final Map<SubscriptionType, AtomicInteger> queued = new ConcurrentHashMap<>();
     private final Map<SubscriptionType, AtomicInteger> shed = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer;
 
     DestinationConcurrency(DeliveryConcurrency settings, Clock clock) {
         this.settings = settings;
         this.clock = clock;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cs-delivery-stall-timer");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** One destination's running count, limit and waiting requests; guarded by the map's compute. */
@@ -62,9 +74,9 @@ final class DestinationConcurrency {
         int limit;
         /** Epoch ms of the last answer, or of the slot's first request. */
         long lastAnswer;
-        /** Moving average of the answer time, ms (0: none yet). */
-        double answerMillis;
-        final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+        /** Whether a stall check is scheduled. */
+        boolean checking;
+        final ArrayDeque<Request> waiting = new ArrayDeque<>();
 
         Slot(int limit, long now) {
             this.limit = limit;
@@ -72,8 +84,22 @@ final class DestinationConcurrency {
         }
     }
 
-    private record Waiting(SubscriptionType type, Supplier<? extends CompletionStage<DeliveryResult>> send,
-                           CompletableFuture<DeliveryResult> result, long since) {
+    /** One request: waiting, then on the wire; its fields past construction are guarded by its slot. */
+    private static final class Request {
+        final SubscriptionType type;
+        final Patience patience;
+        final Supplier<? extends CompletionStage<DeliveryResult>> send;
+        /** What the caller gets. */
+        final CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
+        final long since;
+
+        Request(SubscriptionType type, Patience patience, Supplier<? extends CompletionStage<DeliveryResult>> send,
+                long since) {
+            this.type = type;
+            this.patience = patience;
+            this.send = send;
+            this.since = since;
+        }
     }
 
     /** What {@link #submit} decided under the destination's lock. */
@@ -82,90 +108,165 @@ final class DestinationConcurrency {
         START,
         /** Every slot busy: wait in the queue. */
         QUEUED,
-        /** Every slot busy and the queue full, the destination still answering: a throttled retry, inline. */
+        /** Every slot busy and the queue full: a throttled retry ({@link Patience#WAIT}). */
         FULL,
-        /** The destination cannot keep up: refuse this one (and the queue, when its oldest waited too long). */
+        /** The destination cannot take it: shed, with its queue. */
         SHED
     }
 
     /**
-     * Starts {@code send} now when the destination has a free slot, else queues it, or sheds it when the destination
-     * is saturated; cancelling the returned future cancels the request (a queued one is skipped when its turn comes).
+     * Starts {@code send} now when the destination has a free slot, else queues it, or sheds it as its
+     * {@code patience} says when the destination is stalled or its queue full; cancelling the returned future
+     * cancels the request (a queued one is skipped when its turn comes).
      */
-    CompletableFuture<DeliveryResult> submit(String key, SubscriptionType type,
+    CompletableFuture<DeliveryResult> submit(String key, SubscriptionType type, Patience patience,
                                              Supplier<? extends CompletionStage<DeliveryResult>> send) {
         long now = clock.millis();
-        Waiting request = new Waiting(type, send, new CompletableFuture<>(), now);
+        Request request = new Request(type, patience, send, now);
         Admission[] admission = {Admission.START};
-        List<Waiting> overdue = new ArrayList<>(0);
+        boolean[] check = {false};
+        List<Request> leaving = new ArrayList<>(0);
+        String[] why = {null};
         slots.compute(key, (k, slot) -> {
             Slot s = slot == null ? new Slot(Math.min(INITIAL_LIMIT, settings.maxConcurrentPerDestination()), now)
                     : slot;
             if (s.running < s.limit) {
                 s.running++;
                 admission[0] = Admission.START;
-            } else if (stalled(s, now)) {
-                overdue.addAll(s.waiting); // the destination stalled: nothing queued behind it moves either
-                s.waiting.clear();
+            } else if (stalled(s, now) && patience != Patience.WAIT) {
+                takeSheddable(s, leaving); // the destination stalled: nothing queued behind it moves either
                 admission[0] = Admission.SHED;
+                why[0] = stallReason(key);
             } else if (s.waiting.size() < settings.maxQueuedPerDestination()) {
                 s.waiting.add(request);
                 admission[0] = Admission.QUEUED;
             } else {
-                admission[0] = Admission.FULL;
+                why[0] = settings.maxQueuedPerDestination() + " requests already wait for destination " + key
+                        + " (delivery.maxQueuedPerDestination)";
+                if (patience != Patience.WAIT && s.lastAnswer <= s.waiting.peekFirst().since
+                        && now - s.lastAnswer > settings.stallTimeout().toMillis() / 4) {
+                    // it filled its queue without answering once, for a while (not a burst at its first requests):
+                    // the queue leaves too, before it holds the runtime
+                    takeSheddable(s, leaving);
+                    admission[0] = Admission.SHED;
+                } else {
+                    admission[0] = Admission.FULL; // busy but answering (a burst): tried again inline
+                }
             }
+            check[0] = arm(s);
             return s;
         });
-        String stalled = "destination " + key + " answered nothing for more than "
-                + settings.stallTimeout().toMillis() + " ms with every slot busy (delivery.stallTimeout)";
-        for (Waiting w : overdue) {
-            count(queued, w.type()).decrementAndGet();
-            shedOne(w, stalled);
+        if (check[0]) {
+            scheduleCheck(key, settings.stallTimeout().toMillis());
         }
+        shedAll(leaving, why[0]);
         switch (admission[0]) {
             case START -> start(key, request);
             case QUEUED -> count(queued, type).incrementAndGet();
-            case FULL -> request.result().complete(DeliveryResult.throttled(QUEUE_FULL_WAIT,
-                    settings.maxQueuedPerDestination() + " requests already wait for destination " + key
-                            + " (delivery.maxQueuedPerDestination)")); // busy but answering: tried again inline
-            default -> shedOne(request, stalled);
+            case FULL -> request.result.complete(DeliveryResult.throttled(QUEUE_FULL_WAIT, why[0]));
+            default -> shedOne(request, why[0]);
         }
-        return request.result();
+        return request.result;
     }
 
-    private boolean overdue(Waiting waiting, long now) {
-        return now - waiting.since() > settings.maxQueueWait().toMillis();
+    private String stallReason(String key) {
+        return "destination " + key + " answered nothing for more than " + settings.stallTimeout().toMillis()
+                + " ms with every slot busy (delivery.stallTimeout)";
     }
 
-    /** Every slot busy (the caller knows) and no answer for the stall bound. */
+    /** Whether a stall check must be scheduled now: the slot is at its limit or has a queue, and none is armed. */
+    private static boolean arm(Slot s) {
+        if (s.checking || (s.running < s.limit && s.waiting.isEmpty())) {
+            return false;
+        }
+        s.checking = true;
+        return true;
+    }
+
+    /** Moves the queue's sheddable requests to {@code out}; the retry path's keep their place. */
+    private static void takeSheddable(Slot s, List<Request> out) {
+        s.waiting.removeIf(w -> {
+            if (w.patience != Patience.WAIT) {
+                out.add(w);
+                return true;
+            }
+            return false;
+        });
+    }
+
+    private void shedAll(List<Request> requests, String reason) {
+        for (Request w : requests) {
+            count(queued, w.type).decrementAndGet();
+            shedOne(w, reason);
+        }
+    }
+
+    /**
+     * The stall timer, armed while the destination is at its limit or has a queue: when it stalled, its queued
+     * sheddable requests are shed; then it looks again one stall bound after the last answer (or from now).
+     */
+    private void checkStall(String key) {
+        long now = clock.millis();
+        long bound = settings.stallTimeout().toMillis();
+        List<Request> leaving = new ArrayList<>(0);
+        long[] next = {-1};
+        slots.computeIfPresent(key, (k, s) -> {
+            if (stalled(s, now)) {
+                takeSheddable(s, leaving);
+            }
+            if (s.running < s.limit && s.waiting.isEmpty()) {
+                s.checking = false;
+            } else {
+                next[0] = Math.max(1, Math.max(s.lastAnswer, now - bound) + bound + 1 - now);
+            }
+            return s.running == 0 && s.waiting.isEmpty() ? null : s;
+        });
+        shedAll(leaving, stallReason(key));
+        if (next[0] > 0) {
+            scheduleCheck(key, next[0]);
+        }
+    }
+
+    private void scheduleCheck(String key, long delayMillis) {
+        try {
+            timer.schedule(() -> checkStall(key), Math.max(1, delayMillis), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closing: the queued requests are cancelled with their callers
+        }
+    }
+
+    private boolean overdue(Request waiting, long now) {
+        return waiting.patience != Patience.WAIT && now - waiting.since > settings.maxQueueWait().toMillis();
+    }
+
+    /** Every slot busy and no answer for the stall bound. */
     private boolean stalled(Slot s, long now) {
-        return now - s.lastAnswer > Math.max(settings.stallTimeout().toMillis(), (long) (4 * s.answerMillis));
+        return s.running >= s.limit && now - s.lastAnswer > settings.stallTimeout().toMillis();
     }
 
-    private void shedOne(Waiting request, String reason) {
-        count(shed, request.type()).incrementAndGet();
-        request.result().complete(DeliveryResult.shed(null, reason));
+    private void shedOne(Request request, String reason) {
+        count(shed, request.type).incrementAndGet();
+        request.result.complete(DeliveryResult.shed(null, reason));
     }
 
-    private void start(String key, Waiting request) {
-        count(inFlight, request.type()).incrementAndGet();
-        long started = clock.millis();
+    private void start(String key, Request request) {
+        count(inFlight, request.type).incrementAndGet();
         CompletionStage<DeliveryResult> stage;
         try {
-            stage = request.send().get();
+            stage = request.send.get();
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
         }
         CompletableFuture<DeliveryResult> running = stage.toCompletableFuture();
-        Cancellation.forward(request.result(), running);
+        Cancellation.forward(request.result, running);
         running.whenComplete((result, error) -> {
-            count(inFlight, request.type()).decrementAndGet();
-            finished(key, started, result != null && !result.unanswered() && !result.throttled(),
+            count(inFlight, request.type).decrementAndGet();
+            finished(key, result != null && !result.unanswered() && !result.throttled(),
                     error != null || (result != null && result.unanswered()));
             if (error != null) {
-                request.result().completeExceptionally(error);
+                request.result.completeExceptionally(error);
             } else {
-                request.result().complete(result);
+                request.result.complete(result);
             }
         });
     }
@@ -173,22 +274,21 @@ final class DestinationConcurrency {
     /**
      * Adapts the destination's limit to how the request ended ({@code answered}: +1 when the destination was at its
      * limit; {@code lost}: halved), then hands the finished request's slot to the next waiting one, or frees it. A
-     * waiting request whose turn comes after {@link DeliveryConcurrency#maxQueueWait()} is shed: its destination is
-     * too slow for it to wait inline.
+     * waiting sheddable request whose turn comes after {@link DeliveryConcurrency#maxQueueWait()} is shed: its
+     * destination is too slow for it to wait inline.
      */
-    private void finished(String key, long started, boolean answered, boolean lost) {
+    private void finished(String key, boolean answered, boolean lost) {
         long now = clock.millis();
         int released = 1;
         boolean adapt = true;
+        boolean[] check = {false};
         while (released > 0) {
-            List<Waiting> next = new ArrayList<>(1);
+            List<Request> next = new ArrayList<>(1);
             int free = released;
             boolean adaptNow = adapt;
             slots.computeIfPresent(key, (k, slot) -> {
                 if (adaptNow && answered) {
                     slot.lastAnswer = now;
-                    slot.answerMillis = slot.answerMillis == 0 ? now - started
-                            : 0.8 * slot.answerMillis + 0.2 * (now - started);
                     if (slot.running >= slot.limit) {
                         slot.limit = Math.min(settings.maxConcurrentPerDestination(), slot.limit + 1);
                     }
@@ -200,22 +300,26 @@ final class DestinationConcurrency {
                     next.add(slot.waiting.poll());
                     slot.running++;
                 }
+                check[0] |= arm(slot);
                 return slot.running == 0 && slot.waiting.isEmpty() ? null : slot;
             });
             adapt = false;
             released = 0;
-            for (Waiting w : next) {
-                count(queued, w.type()).decrementAndGet();
-                if (w.result().isDone()) {
-                    released++;
-                } else if (overdue(w, now)) {
-                    shedOne(w, "waited " + (now - w.since()) + " ms for a slot of destination " + key
-                            + " (delivery.maxQueueWait " + settings.maxQueueWait().toMillis() + " ms)");
+            for (Request w : next) {
+                count(queued, w.type).decrementAndGet();
+                if (w.result.isDone() || overdue(w, now)) {
+                    if (!w.result.isDone()) {
+                        shedOne(w, "waited " + (now - w.since) + " ms for a slot of destination " + key
+                                + " (delivery.maxQueueWait " + settings.maxQueueWait().toMillis() + " ms)");
+                    }
                     released++;
                 } else {
                     start(key, w);
                 }
             }
+        }
+        if (check[0]) {
+            scheduleCheck(key, settings.stallTimeout().toMillis());
         }
     }
 
@@ -232,6 +336,12 @@ final class DestinationConcurrency {
     /** Requests shed so far (sent to the retry path unsent), of a destination type. */
     int shed(SubscriptionType type) {
         return count(shed, type).get();
+    }
+
+    /** Stops the stall timer; requests still waiting end with their callers' cancels. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
     }
 
     private static AtomicInteger count(Map<SubscriptionType, AtomicInteger> counts, SubscriptionType type) {

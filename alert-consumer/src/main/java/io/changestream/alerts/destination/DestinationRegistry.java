@@ -159,21 +159,28 @@ public final class DestinationRegistry implements AutoCloseable {
     }
 
     /**
-     * Delivers one request without blocking: rate limit, then a slot of the destination's concurrency limit (or
-     * its queue), then the circuit breaker and the destination's asynchronous send. The stage completes with the
-     * result (an unsupported type, a full queue or a refused blocking pool are results too); cancelling it cancels
-     * the request.
+     * Delivers one request without blocking, for the commit path ({@link Patience#SHED}): rate limit, then a slot of
+     * the destination's concurrency limit (or its queue), then the circuit breaker and the destination's
+     * asynchronous send. The stage completes with the result (an unsupported type, a shed or throttled request and a
+     * refused blocking pool are results too); cancelling it cancels the request.
      */
     public CompletableFuture<DeliveryResult> deliverAsync(DeliveryRequest request) {
-        return deliverAsync(request, () -> CompletableFuture.completedFuture(null));
+        return deliverAsync(request, Patience.SHED);
     }
 
     /**
-     * {@link #deliverAsync(DeliveryRequest)} with a step that must complete before the request goes out, run only
-     * once the request holds its destination's slot (so a request waiting in the queue has not done it yet): the
+     * {@link #deliverAsync(DeliveryRequest)} with what the request does when its destination cannot take it now.
+     */
+    public CompletableFuture<DeliveryResult> deliverAsync(DeliveryRequest request, Patience patience) {
+        return deliverAsync(request, patience, () -> CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * {@link #deliverAsync(DeliveryRequest, Patience)} with a step that must complete before the request goes out, run
+     * only once the request holds its destination's slot (so a request waiting in the queue has not done it yet): the
      * at-most-once ATTEMPTING record. A failed step fails the stage without sending.
      */
-    public CompletableFuture<DeliveryResult> deliverAsync(DeliveryRequest request,
+    public CompletableFuture<DeliveryResult> deliverAsync(DeliveryRequest request, Patience patience,
                                                           Supplier<? extends CompletionStage<Void>> beforeSend) {
         SubscriptionType type = request.destination().type();
         CircuitBreakingDestination destination = destinations.get(type);
@@ -185,8 +192,8 @@ public final class DestinationRegistry implements AutoCloseable {
         if (throttled != null) {
             return CompletableFuture.completedFuture(throttled);
         }
-        return concurrency.submit(CircuitBreakingDestination.key(request), type, () -> Cancellation.thenCompose(
-                beforeSend.get(), v -> send(destination, request)));
+        return concurrency.submit(CircuitBreakingDestination.key(request), type, patience,
+                () -> Cancellation.thenCompose(beforeSend.get(), v -> send(destination, request)));
     }
 
     private CompletionStage<DeliveryResult> send(CircuitBreakingDestination destination, DeliveryRequest request) {
@@ -300,6 +307,7 @@ public final class DestinationRegistry implements AutoCloseable {
     public void close() {
         destinations.values().forEach(Destination::close);
         blocking.shutdownNow();
+        concurrency.close();
         sender.close();
     }
 }

@@ -7,6 +7,7 @@ import io.changestream.alerts.delivery.DeliveryDecision;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
+import io.changestream.alerts.destination.Patience;
 import io.changestream.alerts.destination.lineage.RunEvents;
 import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.alerts.ledger.DeliveryLedger;
@@ -304,7 +305,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             return CompletableFuture.failedFuture(e);
         }
         EventProgress.Pair pair = at.pair();
-        return at.call().track(destinations.deliverAsync(request, () -> {
+        return at.call().track(destinations.deliverAsync(request, Patience.SHED, () -> {
                     // holding the destination's slot: the partition may have been released while it waited
                     at.call().requireOwned();
                     return atMostOnce(group) && pair.attempted.add(group.key())
@@ -543,6 +544,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                                                int attempts, Duration wait, String reason, boolean suspend) {
         EventProgress.Pair pair = at.pair();
         return longRetries.handOff(new LongRetries.Handoff(request, at.tp(), at.event().offset(), at.event().value(),
+                        at.event().key(),
                         at.notice().eventId(), group.key(), Math.max(0, attempts), pair.firstFailedAt, wait, reason,
                         suspend))
                 .thenApply(took -> {

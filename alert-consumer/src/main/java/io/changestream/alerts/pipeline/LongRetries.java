@@ -71,6 +71,7 @@ public interface LongRetries {
      * @param source        the source record's partition
      * @param sourceOffset  the source record's offset
      * @param sourceValue   the source record's value (the event JSON), as read
+     * @param sourceKey     the source record's key (the entity; the retry path keeps its order), or null
      * @param eventId       the event id (ledger, DLQ, Idempotency-Key)
      * @param groupKey      the destination group's key within the subscription
      * @param attempts      attempts made so far (they count against the subscription's {@code retries})
@@ -80,6 +81,7 @@ public interface LongRetries {
      * @param suspend       true when the result suspends the destination (410)
      */
     record Handoff(DeliveryRequest request, TopicPartition source, long sourceOffset, String sourceValue,
+                   String sourceKey,
                    String eventId, String groupKey, int attempts, long firstFailedAt, Duration delay, String reason,
                    boolean suspend) {
         public Handoff {

@@ -1,19 +1,56 @@
 package io.changestream.alerts.retry;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * One destination's records on one {@code alert-retry} partition, in offset order (issue 21 item 7): at most
  * {@code retry.maxHeldPerDestination} of them in memory; the rest stay on the topic from {@link #leftFrom()} on and
  * are read again by {@link RetryLoop} when there is room. So a destination with a million parked pairs holds no more
- * memory than one with a thousand, and nobody else's records wait behind them. The loop thread offers and refills;
- * one worker at a time {@linkplain #claim claims} it and tries its head. Synchronized (both threads).
+ * memory than one with a thousand, and nobody else's records wait behind them.
+ *
+ * <p>Up to {@code retry.maxConcurrentPerDestination} records are tried at once ({@link #claim}), in order per entity:
+ * a record starts only when no earlier record of its entity (its {@link RetryRecord#orderKey()}) is unsettled, and a
+ * record without an order key (written before there was one) starts only alone, after every earlier one settled. A
+ * try that does not settle pauses the whole queue until its due time (the destination's trouble — Retry-After,
+ * suspension, an outage — holds its own records, as the head did when one record went at a time). Records may
+ * settle out of order; {@link #finished} says how far they settled without a gap, the destination's drained
+ * progress. The loop thread offers and refills, workers claim and finish. Synchronized (both threads).
  */
 final class DestinationQueue {
 
-    /** One record in memory with its progress between tries. */
-    record Held(long offset, RetryRecord record, RetryProcessor.Progress progress) {
+    /** Records looked at per {@link #claim}, from the first unsettled one. */
+    private static final int SCAN = 1_024;
+
+    /** One record in memory with its progress between tries; its flags are guarded by the queue. */
+    static final class Held {
+        private final long offset;
+        private final RetryRecord record;
+        private final RetryProcessor.Progress progress;
+        private boolean running;
+        private boolean settled;
+
+        Held(long offset, RetryRecord record) {
+            this.offset = offset;
+            this.record = record;
+            this.progress = new RetryProcessor.Progress(record);
+        }
+
+        long offset() {
+            return offset;
+        }
+
+        RetryRecord record() {
+            return record;
+        }
+
+        RetryProcessor.Progress progress() {
+            return progress;
+        }
     }
 
     private final TopicPartition partition;
@@ -21,7 +58,8 @@ final class DestinationQueue {
     private final ArrayDeque<Held> held = new ArrayDeque<>();
     /** The offset from which the destination's records are not held but left on the topic; -1: none left. */
     private long leftFrom = -1;
-    private boolean claimed;
+    private int running;
+    private int unsettled;
     private long dueAt;
     private String reason;
     private volatile boolean released;
@@ -48,17 +86,22 @@ final class DestinationQueue {
         if (leftFrom >= 0) {
             return false;
         }
-        if (held.size() >= max || (!room && !held.isEmpty())) {
+        if (held.size() >= max || (!room && unsettled > 0)) {
             leftFrom = offset;
             return false;
         }
-        held.add(new Held(offset, record, new RetryProcessor.Progress(record)));
+        add(offset, record);
         return true;
     }
 
     /** A record read again from {@link #leftFrom()}: held, in order. */
     synchronized void refilled(long offset, RetryRecord record) {
-        held.add(new Held(offset, record, new RetryProcessor.Progress(record)));
+        add(offset, record);
+    }
+
+    private void add(long offset, RetryRecord record) {
+        held.add(new Held(offset, record));
+        unsettled++;
     }
 
     /** Where the records left on the topic start now ({@code -1}: none left). */
@@ -71,7 +114,7 @@ final class DestinationQueue {
         leftFrom = offset;
     }
 
-    /** Records held in memory. */
+    /** Records held in memory (settled ones behind an unsettled head included until it settles). */
     synchronized int size() {
         return held.size();
     }
@@ -81,41 +124,94 @@ final class DestinationQueue {
         return held.isEmpty() ? leftFrom : held.peekFirst().offset();
     }
 
-    /** The head, or null. */
+    /** The first record not settled, or null. */
     synchronized Held head() {
         return held.peekFirst();
     }
 
-    /** Its head settled: the next record may go. */
-    synchronized void settled(Held head) {
-        if (held.peekFirst() == head) {
-            held.pollFirst();
+    /**
+     * The records to try now, at most {@code max} running at once, each marked running: none while the queue waits
+     * for a due time or its partition is released; else, from the head, each record whose entity has no earlier
+     * unsettled record (a record without an order key only as the head, alone).
+     */
+    synchronized List<Held> claim(long now, int max) {
+        if (released || dueAt > now || running >= max || held.isEmpty()) {
+            return List.of();
         }
+        List<Held> out = new ArrayList<>(Math.min(4, max - running));
+        Set<String> blocked = new HashSet<>();
+        boolean first = true;
+        int seen = 0;
+        for (Held h : held) {
+            if (running >= max || ++seen > SCAN) {
+                break;
+            }
+            if (h.settled) {
+                continue;
+            }
+            String key = h.record.orderKey();
+            if (key == null) {
+                if (first && running == 0) {
+                    start(h, out);
+                }
+                break; // nothing after it starts before it settled
+            }
+            first = false;
+            if (!h.running && blocked.add(key)) {
+                start(h, out);
+            } else {
+                blocked.add(key);
+            }
+        }
+        return out;
     }
 
-    /** Whether nothing of the destination is held or left here (and no worker has it): the queue can go. */
+    private void start(Held h, List<Held> out) {
+        h.running = true;
+        running++;
+        out.add(h);
+    }
+
+    /**
+     * A try ended. Settled: the record is done and, when it was the first unsettled one, the records settled without
+     * a gap from it leave the queue; returns the highest offset so settled (the destination's drained progress on
+     * this partition), or -1 when the head did not move. Not settled: the queue waits until {@code at}.
+     */
+    synchronized long finished(Held h, boolean settledNow, long at, String why) {
+        if (h.running) {
+            h.running = false;
+            running--;
+        }
+        if (!settledNow) {
+            dueAt = Math.max(dueAt, at);
+            reason = why;
+            return -1;
+        }
+        if (!h.settled) {
+            h.settled = true;
+            unsettled--;
+        }
+        reason = null;
+        long drained = -1;
+        while (!held.isEmpty() && held.peekFirst().settled) {
+            drained = held.pollFirst().offset;
+        }
+        return drained;
+    }
+
+    /** Whether nothing of the destination is held or left here (and no try runs): the queue can go. */
     synchronized boolean empty() {
-        return held.isEmpty() && leftFrom < 0 && !claimed;
+        return held.isEmpty() && leftFrom < 0 && running == 0;
     }
 
-    /** A worker takes it when its head is due and nobody has it. */
-    synchronized boolean claim(long now) {
-        if (claimed || released || held.isEmpty() || dueAt > now) {
-            return false;
-        }
-        claimed = true;
-        return true;
+    /** Tries running now. */
+    synchronized int running() {
+        return running;
     }
 
-    /** The worker is done with it for now; its head is tried again at {@code at}. */
-    synchronized void unclaim(long at, String why) {
-        claimed = false;
-        dueAt = at;
-        reason = why;
-    }
-
-    synchronized boolean claimed() {
-        return claimed;
+    /** Records held and not settled. */
+    synchronized int unsettled() {
+        return unsettled;
     }
 
     synchronized long dueAt() {

@@ -43,10 +43,13 @@ import org.slf4j.LoggerFactory;
  * the records, never waiting for a receiver (sends are asynchronous; a worker only works out what a result means). Per partition and destination a {@link DestinationQueue} holds at most
  * {@code retry.maxHeldPerDestination} records in memory (and all queues at most {@code retry.maxHeld}, a
  * destination's head always); the rest stay on the topic and are read again when the queue has room. Partitions are
- * never paused, so a destination with any number of parked pairs holds back nobody else's. One destination's records
- * are tried one after another by one worker, each at its due time; the commit of a partition is its lowest offset
- * not settled (a held head or the first record left on the topic), and a new owner skips what was settled above it
- * by the destinations' progress on that partition ({@link DestinationStates}). A revoke waits (bounded by
+ * never paused, so a destination with any number of parked pairs holds back nobody else's. Up to
+ * {@code retry.maxConcurrentPerDestination} records of one destination are tried at once, in order per entity, each at
+ * its due time (a try that does not settle pauses its destination's queue); the commit of a partition is its lowest
+ * offset not settled (a held head or the first record left on the topic), and a new owner skips what was settled
+ * above it by the destinations' progress on that partition ({@link DestinationStates}: how far a destination settled
+ * without a gap; a record settled out of order above that, at a crash or rebalance, may be sent once more, with the
+ * same Idempotency-Key). A revoke waits (bounded by
  * {@code retry.stateCatchUp}) for the running tries, publishes progress and commits.
  *
  * <p>Meters: {@code changestream_alert_retry_held}, {@code changestream_alert_retry_oldest_age_seconds},
@@ -55,8 +58,6 @@ import org.slf4j.LoggerFactory;
 final class RetryLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetryLoop.class);
-    /** Records one worker tries for a destination before it lets the others' go first. */
-    private static final int TRIES_PER_TURN = 64;
     private static final int STATUS_KEYS = 100;
 
     private final RetrySettings settings;
@@ -263,33 +264,38 @@ final class RetryLoop implements AutoCloseable {
         // the reader goes on from where its last batch ended; a next read from anywhere else seeks first
     }
 
-    /** Hands every queue whose head is due to a worker; forgets queues with nothing left. */
+    /** Starts every queue's records that may go now on the workers; forgets queues with nothing left. */
     private void dispatch() {
         long now = clock.millis();
         for (Owned o : owned.values()) {
             for (DestinationQueue q : o.queues.values()) {
-                if (q.claim(now)) {
-                    workers.execute(() -> turn(q));
-                } else if (q.empty()) {
+                if (!startTries(q, now) && q.empty()) {
                     o.queues.remove(q.destination(), q);
                 }
             }
         }
     }
 
-    /**
-     * Worker: tries the queue's due heads one after another, up to {@value #TRIES_PER_TURN}. A send does not hold
-     * the worker: the next step runs when its result is in (on a worker again), and the queue stays claimed meanwhile,
-     * so a hanging receiver holds back only its own destination's records.
-     */
-    private void turn(DestinationQueue q) {
-        turn(q, 0);
+    /** Starts the queue's records that may go now (in order per entity, at most the bound at once). */
+    private boolean startTries(DestinationQueue q, long now) {
+        if (closed) {
+            return false;
+        }
+        List<DestinationQueue.Held> due = q.claim(now, settings.maxConcurrentPerDestination());
+        for (DestinationQueue.Held h : due) {
+            workers.execute(() -> attempt(q, h));
+        }
+        return !due.isEmpty();
     }
 
-    private void turn(DestinationQueue q, int tries) {
-        DestinationQueue.Held h = tries < TRIES_PER_TURN && !q.released() && !closed ? q.head() : null;
-        if (h == null) {
-            q.unclaim(0, null);
+    /**
+     * Worker: tries one record. A send does not hold the worker: the result is worked out when it is in (on a worker
+     * again); then the queue's next records that may go are started, so a hanging receiver holds back only its own
+     * destination's records.
+     */
+    private void attempt(DestinationQueue q, DestinationQueue.Held h) {
+        if (q.released() || closed) {
+            q.finished(h, false, 0, null); // the next owner tries it
             return;
         }
         CompletableFuture<RetryProcessor.Step> step;
@@ -300,7 +306,7 @@ final class RetryLoop implements AutoCloseable {
         }
         step.whenComplete((s, error) -> {
             if (error != null && closed) {
-                q.unclaim(0, null); // closing: the next owner tries it
+                q.finished(h, false, 0, null); // closing: the next owner tries it
                 return;
             }
             RetryProcessor.Step next;
@@ -310,13 +316,15 @@ final class RetryLoop implements AutoCloseable {
             } catch (RuntimeException e) {
                 next = new RetryProcessor.Step(false, clock.millis() + settings.recheckInterval().toMillis(), "error");
             }
-            if (!next.settled()) {
-                q.unclaim(next.at(), next.reason());
-                return;
+            long drained = q.finished(h, next.settled(), next.at(), next.reason());
+            if (next.settled()) {
+                held.decrementAndGet();
             }
-            q.settled(h);
-            held.decrementAndGet();
-            turn(q, tries + 1);
+            if (drained >= 0) {
+                // every record of the destination up to here is settled: the main path may send again past them
+                states.drained(q.destination(), q.partition().partition(), drained);
+            }
+            startTries(q, clock.millis());
         });
     }
 
@@ -403,7 +411,7 @@ final class RetryLoop implements AutoCloseable {
             }
         }
         long deadline = System.nanoTime() + settings.stateCatchUp().toNanos();
-        while (released.stream().anyMatch(DestinationQueue::claimed) && System.nanoTime() < deadline) {
+        while (released.stream().anyMatch(q -> q.running() > 0) && System.nanoTime() < deadline) {
             LockSupport.parkNanos(5_000_000);
         }
     }
@@ -412,7 +420,7 @@ final class RetryLoop implements AutoCloseable {
         for (TopicPartition tp : partitions) {
             Owned o = owned.remove(tp);
             if (o != null) {
-                held.addAndGet(-o.queues.values().stream().mapToInt(DestinationQueue::size).sum());
+                held.addAndGet(-o.queues.values().stream().mapToInt(DestinationQueue::unsettled).sum());
             }
             if (tp.equals(rereading)) {
                 rereading = null;
@@ -479,7 +487,7 @@ final class RetryLoop implements AutoCloseable {
             int inFlight = 0;
             for (DestinationQueue q : o.queues.values()) {
                 DestinationQueue.Held h = q.head();
-                inFlight += q.size();
+                inFlight += q.unsettled();
                 if (h == null) {
                     continue;
                 }
@@ -487,7 +495,7 @@ final class RetryLoop implements AutoCloseable {
                 if (keys.size() < STATUS_KEYS) {
                     keys.add(new RuntimeStatus.ParkedKey(0, q.destination(), tp.topic(), tp.partition(), h.offset(),
                             h.progress().attempts + 1, Instant.ofEpochMilli(q.dueAt()),
-                            q.reason() == null ? "due" : q.reason(), q.size() - 1));
+                            q.reason() == null ? "due" : q.reason(), q.unsettled() - 1));
                 }
             }
             partitions.add(new RuntimeStatus.PartitionStatus(tp.topic(), tp.partition(), thread.getName(),

@@ -154,7 +154,7 @@ public final class RetryPath implements LongRetries {
         RetryRecord record = new RetryRecord(settings.groupId(), h.request().subscription().id(), h.eventId(),
                 h.groupKey(), destination, h.source().topic(), h.source().partition(), h.sourceOffset(),
                 h.sourceValue(), h.attempts(), h.firstFailedAt(), now, now + h.delay().toMillis(),
-                truncate(h.reason()), h.request().trace() == null ? null : h.request().trace().format());
+                truncate(h.reason()), h.request().trace() == null ? null : h.request().trace().format(), h.sourceKey());
         String json = record.toJson();
         int bytes = json.getBytes(StandardCharsets.UTF_8).length + destination.length();
         if (bytes > settings.maxRecordBytes()) {

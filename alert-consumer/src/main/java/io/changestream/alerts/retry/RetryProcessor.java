@@ -3,6 +3,7 @@ package io.changestream.alerts.retry;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
+import io.changestream.alerts.destination.Patience;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.delivery.DestinationGroup;
@@ -176,7 +177,7 @@ final class RetryProcessor {
             destinations.resume(request); // a receiver's Retry-After pause ends with the resume
         }
         Target t = target.get();
-        return destinations.deliverAsync(request).handleAsync((result, error) -> {
+        return destinations.deliverAsync(request, Patience.WAIT).handleAsync((result, error) -> {
             if (error != null) {
                 throw new RetriableException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
                         error);
@@ -306,8 +307,7 @@ final class RetryProcessor {
     }
 
     private Step done(TopicPartition tp, long offset, RetryRecord r, String result) {
-        settled.add(r.settlementKey());
-        states.drained(r.destination(), tp.partition(), offset);
+        settled.add(r.settlementKey()); // the loop publishes the destination's progress once no earlier one is open
         count(result);
         return Step.SETTLED;
     }

@@ -26,12 +26,15 @@ import java.util.Objects;
  * @param notBefore       epoch ms before which it is not tried (the receiver's Retry-After or the backoff)
  * @param reason          why it was handed off
  * @param traceparent     the W3C trace context of the source record, or null
+ * @param orderKey        the source record's key (the entity): the retry path keeps records of one order key in
+ *                        order and tries others beside them; null (records written before it existed): tried alone
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RetryRecord(String groupId, String subscriptionId, String eventId, String groupKey, String destination,
                           String sourceTopic, int sourcePartition, long sourceOffset, String value, int attempts,
-                          long firstFailedAt, long handedOffAt, long notBefore, String reason, String traceparent) {
+                          long firstFailedAt, long handedOffAt, long notBefore, String reason, String traceparent,
+                          String orderKey) {
 
     public RetryRecord {
         Objects.requireNonNull(groupId, "groupId");

@@ -14,12 +14,15 @@ import java.util.Objects;
  *                              its first failure; a retry that would wait past it is handed off
  * @param maxRecordBytes        {@code retry.maxRecordBytes}: largest retry record; a larger pair stays inline
  * @param lanes                 {@code retry.lanes}: worker threads that handle retry-path send results (sends
- *                              are asynchronous; one destination's records one at a time)
+ *                              are asynchronous)
  * @param maxHeld               {@code retry.maxHeld}: retry records held in memory in all (beyond, every
  *                              destination holds its head only; the rest stays on the topic and is read again)
  * @param maxHeldPerDestination {@code retry.maxHeldPerDestination}: retry records of one destination on one
  *                              partition held in memory; the rest stays on the topic and is read again, and nobody
  *                              else waits for it
+ * @param maxConcurrentPerDestination {@code retry.maxConcurrentPerDestination}: retry records of one destination on
+ *                              one partition tried at once (in order per entity; the destination's bulkhead
+ *                              bounds what is on the wire)
  * @param recheckInterval       {@code retry.recheckInterval}: how often a waiting or parked record looks again
  * @param initialBackoff        {@code retry.initialBackoff}: first wait in the retry path without a Retry-After
  * @param maxBackoff            {@code retry.maxBackoff}: longest such wait
@@ -34,6 +37,7 @@ import java.util.Objects;
  */
 public record RetrySettings(String retryTopic, String stateTopic, String groupId, Duration inlineBudget,
                             int maxRecordBytes, int lanes, int maxHeld, int maxHeldPerDestination,
+                            int maxConcurrentPerDestination,
                             Duration recheckInterval,
                             Duration initialBackoff, Duration maxBackoff, int suspendAfterFailures,
                             Duration suspendAfterDuration, int maxDestinations, int dedupeEntries,
@@ -48,6 +52,7 @@ public record RetrySettings(String retryTopic, String stateTopic, String groupId
         positive("retry.lanes", lanes);
         positive("retry.maxHeld", maxHeld);
         positive("retry.maxHeldPerDestination", maxHeldPerDestination);
+        positive("retry.maxConcurrentPerDestination", maxConcurrentPerDestination);
         positive("retry.recheckInterval", recheckInterval);
         positive("retry.initialBackoff", initialBackoff);
         positive("retry.maxBackoff", maxBackoff);

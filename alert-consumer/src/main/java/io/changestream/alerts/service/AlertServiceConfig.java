@@ -63,7 +63,7 @@ import java.util.function.Function;
  *   <li>{@code ledger.ackTimeout} [10 s], {@code ledger.dedupeHorizon} [24 h], {@code ledger.windowMaxBytes}
  *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
  *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [5 ms]</li>
- *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [1000],
+ *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [100],
  *       {@code delivery.maxQueueWait} [30 s], {@code delivery.stallTimeout} [2 s], {@code delivery.maxRequestTime} [30 s],
  *       {@code delivery.maxConnectionsPerHost} [64], {@code delivery.blockingThreads} [16]</li>
  *   <li>{@code delivery.atMostOnceTypes} [none], {@code pipeline.releaseTimeout} [30 s; with
@@ -167,12 +167,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("ledger.linger", "PT0.005S", "the ledger producer's batching wait (linger.ms)"),
             new Setting("delivery.maxConcurrentPerDestination", "32", "requests in flight to one destination; "
                     + "more wait in its queue"),
-            new Setting("delivery.maxQueuedPerDestination", "1000", "requests waiting for one destination; one "
-                    + "more is retried later (not an attempt)"),
+            new Setting("delivery.maxQueuedPerDestination", "100", "requests waiting for one destination; one "
+                    + "more sheds the queue with it to the retry path (not sent, not an attempt)"),
             new Setting("delivery.maxQueueWait", "PT30S", "longest a request waits for its destination's slot; "
                     + "later, it is shed to the retry path"),
             new Setting("delivery.stallTimeout", "PT2S", "a destination with every slot busy that answers "
-                    + "nothing this long (or 4x its recent answer time) sheds its queue to the retry path"),
+                    + "nothing this long sheds its queue to the retry path"),
             new Setting("delivery.maxRequestTime", "PT30S", "longest one HTTP request may take (a destination's "
                     + "timeout + readTimeout above it is a 400); below runtime.processingTimeout"),
             new Setting("delivery.maxConnectionsPerHost", "64", "pooled HTTP connections per scheme/host/port"),
@@ -262,11 +262,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     + "failure; a longer wait hands it to alert-retry"),
             new Setting("retry.maxRecordBytes", "1048576", "largest retry record; a larger pair stays inline"),
             new Setting("retry.lanes", "8", "worker threads that handle retry-path send results (sends are "
-                    + "asynchronous; one destination's records one at a time)"),
+                    + "asynchronous)"),
             new Setting("retry.maxHeld", "8000", "retry records held in memory in all (beyond: each destination "
                     + "holds its head, the rest is read again from alert-retry)"),
             new Setting("retry.maxHeldPerDestination", "1000", "retry records of one destination on one partition "
                     + "held in memory (the rest is read again from alert-retry; nobody else waits)"),
+            new Setting("retry.maxConcurrentPerDestination", "1", "retry records of one destination on one "
+                    + "partition tried at once, in order per entity; above 1 a rebalance may send records settled out "
+                    + "of order again"),
             new Setting("retry.recheckInterval", "PT1S", "how often a waiting or parked retry record looks again"),
             new Setting("retry.initialBackoff", "PT1M", "first retry-path wait without a Retry-After"),
             new Setting("retry.maxBackoff", "PT1H", "longest retry-path wait without a Retry-After"),
@@ -493,6 +496,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("retry.inlineBudget", Values::duration), v.get("retry.maxRecordBytes", Integer::parseInt),
                         v.get("retry.lanes", Integer::parseInt), v.get("retry.maxHeld", Integer::parseInt),
                         v.get("retry.maxHeldPerDestination", Integer::parseInt),
+                        v.get("retry.maxConcurrentPerDestination", Integer::parseInt),
                         v.get("retry.recheckInterval", Values::duration),
                         v.get("retry.initialBackoff", Values::duration), v.get("retry.maxBackoff", Values::duration),
                         v.get("retry.suspendAfterFailures", Integer::parseInt),

@@ -1,12 +1,14 @@
 package io.changestream.alerts.destination;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
 import io.changestream.testkit.LoopbackHttpServer;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.SubscriptionDestination;
+import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -183,6 +185,37 @@ class DestinationConcurrencyIT {
     }
 
     @Test
+    void whenNothingMoreArrivesTheStallTimerShedsTheQueueAndARetryPathRequestKeepsItsPlace() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (HoldingReceiver receiver = new HoldingReceiver();
+             DestinationRegistry registry = registry(meters, LIMIT, 100, Duration.ofMillis(300), Clock.systemUTC())) {
+            SubscriptionDestination stuck = Fixtures.destination("timer", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/timer") + "\"}");
+            List<CompletableFuture<DeliveryResult>> sent = new ArrayList<>();
+            for (int i = 0; i < LIMIT; i++) {
+                sent.add(registry.deliverAsync(request(stuck, i)));
+            }
+            List<CompletableFuture<DeliveryResult>> queued = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                queued.add(registry.deliverAsync(request(stuck, LIMIT + i)));
+            }
+            CompletableFuture<DeliveryResult> patient = registry.deliverAsync(request(stuck, 50), Patience.WAIT);
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receiver.open("/timer") == LIMIT);
+            // no new request comes (the main path parks behind the first shed one): the timer alone sheds the queue
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queued.stream().allMatch(
+                    CompletableFuture::isDone));
+            for (CompletableFuture<DeliveryResult> q : queued) {
+                assertTrue(q.join().shed() && q.join().reason().contains("delivery.stallTimeout"), q.join().toString());
+            }
+            assertFalse(patient.isDone(), "the retry path's request waits for its turn however slow the destination");
+            receiver.open();
+            assertTrue(patient.orTimeout(30, TimeUnit.SECONDS).join().isDelivered());
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+            assertEquals(LIMIT + 1, receiver.received("/timer"), "the shed ones were never sent");
+        }
+    }
+
+    @Test
     void aDestinationStartsWithFourRequestsInFlightAndGainsSlotsWhileItAnswersUpToItsLimit() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (HoldingReceiver receiver = new HoldingReceiver();
@@ -235,24 +268,51 @@ class DestinationConcurrencyIT {
     }
 
     @Test
-    void aFullQueueIsAThrottledRetryThatSendsNothing() {
+    void aFullQueueShedsTheCommitPathsRequestsUnsentWithTheQueueAndThrottlesARetryPathOne() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        try (HoldingReceiver receiver = new HoldingReceiver(); DestinationRegistry registry = registry(meters, 3)) {
+        TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        try (HoldingReceiver receiver = new HoldingReceiver();
+             DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
             SubscriptionDestination d = Fixtures.destination("full", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.url("/full") + "\"}");
             List<CompletableFuture<DeliveryResult>> results = new ArrayList<>();
-            for (int i = 0; i < LIMIT + 5; i++) {
+            for (int i = 0; i < LIMIT + 3; i++) {
                 results.add(registry.deliverAsync(request(d, i)));
             }
+            DeliveryResult burst = registry.deliverAsync(request(d, 10)).join();
+            assertTrue(burst.throttled() && !burst.shed() && burst.reason().contains(
+                    "delivery.maxQueuedPerDestination"), "a burst on its first requests waits inline: " + burst);
+            clock.advance(Duration.ofMillis(600)); // no answer since the queue formed, for a quarter of stallTimeout
+            results.add(registry.deliverAsync(request(d, 11)));
             List<DeliveryResult> refused = results.stream().filter(CompletableFuture::isDone)
                     .map(CompletableFuture::join).toList();
-            assertEquals(2, refused.size(), "limit 4 + queue 3 of 9: two refused at once");
-            assertTrue(refused.stream().allMatch(r -> r.outcome() == Outcome.RETRY && r.throttled() && !r.shed()
-                    && r.reason().contains("delivery.maxQueuedPerDestination")), refused.toString());
+            assertEquals(4, refused.size(), "limit 4 + queue 3: the next one finds the queue full of a destination "
+                    + "that answers nothing; it and the queue leave for the retry path");
+            assertTrue(refused.stream().allMatch(r -> r.shed() && r.reason().contains(
+                    "delivery.maxQueuedPerDestination")), refused.toString());
+
+            SubscriptionDestination w = Fixtures.destination("full-wait", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/full-wait") + "\"}");
+            List<CompletableFuture<DeliveryResult>> patient = new ArrayList<>();
+            for (int i = 0; i < LIMIT + 3; i++) {
+                patient.add(registry.deliverAsync(request(w, i), i < LIMIT ? Patience.SHED : Patience.WAIT));
+            }
+            clock.advance(Duration.ofMillis(600));
+            DeliveryResult shed = registry.deliverAsync(request(w, 20), Patience.SHED).join();
+            DeliveryResult waits = registry.deliverAsync(request(w, 21), Patience.WAIT).join();
+            assertTrue(shed.shed(), "the commit path's request leaves: " + shed);
+            assertTrue(patient.subList(LIMIT, LIMIT + 3).stream().noneMatch(CompletableFuture::isDone),
+                    "the retry path's queued requests keep their place");
+            assertTrue(waits.outcome() == Outcome.RETRY && waits.throttled() && !waits.shed()
+                    && waits.reason().contains("delivery.maxQueuedPerDestination"),
+                    "the retry path's comes back later: " + waits);
             receiver.open();
             CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS)
                     .join();
-            assertEquals(LIMIT + 3, receiver.received("/full"), "the refused ones were never sent");
+            CompletableFuture.allOf(patient.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS)
+                    .join();
+            assertEquals(LIMIT, receiver.received("/full"), "the shed ones were never sent");
+            assertEquals(LIMIT + 3, receiver.received("/full-wait"));
         }
     }
 

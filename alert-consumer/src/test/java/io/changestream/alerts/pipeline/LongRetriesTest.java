@@ -25,7 +25,7 @@ class LongRetriesTest {
         ChangeEvent e = new ChangeEvent("e1", ChangeEvent.ENTITY_UPDATED, "table", UUID.randomUUID().toString(), null,
                 "svc.db.t", 0.1, 0.2, "alice", null, 1_000, null, null, null);
         LongRetries.Handoff h = new LongRetries.Handoff(new DeliveryRequest(s, d, e, null, 1, null),
-                new TopicPartition("changes", 0), 7, "{}", "e1", "g", 1, 1_000, Duration.ofMinutes(5),
+                new TopicPartition("changes", 0), 7, "{}", "entity-1", "e1", "g", 1, 1_000, Duration.ofMinutes(5),
                 "HTTP 503 from https://acme.webhook.office.com/webhookb2/SECRET/IncomingWebhook/KEY?sig=s", false);
         assertEquals("HTTP 503 from https://acme.webhook.office.com/********", h.reason());
     }

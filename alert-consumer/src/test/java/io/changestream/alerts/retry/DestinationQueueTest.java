@@ -5,15 +5,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
-/** One destination's retry records on one partition: bounded in memory, the rest left on the topic, in order. */
+/**
+ * One destination's retry records on one partition: bounded in memory, the rest left on the topic; tried several at
+ * once but in order per entity; settled out of order, drained without a gap.
+ */
 class DestinationQueueTest {
 
     private static RetryRecord record(long offset) {
+        return record(offset, "entity-" + offset);
+    }
+
+    private static RetryRecord record(long offset, String entity) {
         return new RetryRecord("g", "s", "e" + offset, "k", "d", "changes", 0, offset, "{}", 0, 0, 0, 0, "parked",
-                null);
+                null, entity);
+    }
+
+    private static List<Long> offsets(List<DestinationQueue.Held> held) {
+        return held.stream().map(DestinationQueue.Held::offset).toList();
     }
 
     @Test
@@ -26,14 +38,14 @@ class DestinationQueueTest {
         assertEquals(15, q.leftFrom());
         assertEquals(10, q.firstOffset(), "the commit stops at the head");
 
-        q.settled(q.head());
-        q.settled(q.head());
+        for (DestinationQueue.Held h : q.claim(0, 8)) {
+            q.finished(h, true, 0, null);
+        }
         assertEquals(15, q.firstOffset(), "then at the first record left on the topic");
         assertFalse(q.empty());
         q.refilled(15, record(15));
         q.leftFrom(-1);
         assertEquals(15, q.head().offset());
-        assertFalse(q.offer(17, record(17), 2, true) && q.size() > 2);
     }
 
     @Test
@@ -45,19 +57,69 @@ class DestinationQueueTest {
     }
 
     @Test
-    void oneWorkerAtATimeAndOnlyWhenTheHeadIsDue() {
+    void recordsOfDifferentEntitiesGoTogetherAndOneEntitysWaitForItsEarlierOne() {
         DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 0), "d");
-        assertFalse(q.claim(0), "nothing to try");
+        q.offer(1, record(1, "a"), 100, true);
+        q.offer(2, record(2, "b"), 100, true);
+        q.offer(3, record(3, "a"), 100, true);
+        q.offer(4, record(4, "c"), 100, true);
+        q.offer(5, record(5, "d"), 100, true);
+        List<DestinationQueue.Held> first = q.claim(0, 3);
+        assertEquals(List.of(1L, 2L, 4L), offsets(first), "a's second waits for its first; at most three at once");
+        assertEquals(List.of(), q.claim(0, 3), "all three slots taken");
+
+        DestinationQueue.Held one = first.get(0);
+        DestinationQueue.Held two = first.get(1);
+        DestinationQueue.Held four = first.get(2);
+        assertEquals(-1, q.finished(two, true, 0, null), "settled out of order: the head (1) did not move");
+        assertEquals(List.of(5L), offsets(q.claim(0, 3)), "3 still waits for 1 of its entity");
+        assertEquals(2, q.finished(one, true, 0, null), "1 and 2 settled without a gap: drained to 2");
+        assertEquals(List.of(3L), offsets(q.claim(0, 3)));
+        assertEquals(-1, q.finished(four, true, 0, null));
+        assertEquals(3, q.firstOffset(), "the commit stops at the first record not settled");
+    }
+
+    @Test
+    void aTryThatDoesNotSettlePausesTheWholeQueueUntilItsDueTime() {
+        DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 0), "d");
+        q.offer(1, record(1, "a"), 100, true);
+        q.offer(2, record(2, "b"), 100, true);
+        List<DestinationQueue.Held> both = q.claim(0, 1);
+        assertEquals(List.of(1L), offsets(both));
+        q.finished(both.get(0), false, 1_000, "HTTP 503");
+        assertEquals(List.of(), q.claim(999, 8), "the destination's trouble holds its other records too");
+        assertEquals("HTTP 503", q.reason());
+        assertEquals(List.of(1L, 2L), offsets(q.claim(1_000, 8)));
+    }
+
+    @Test
+    void aRecordWithoutAnOrderKeyGoesAloneAfterEveryEarlierOne() {
+        DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 0), "d");
+        q.offer(1, record(1, "a"), 100, true);
+        q.offer(2, record(2, null), 100, true);
+        q.offer(3, record(3, "b"), 100, true);
+        List<DestinationQueue.Held> first = q.claim(0, 8);
+        assertEquals(List.of(1L), offsets(first), "nothing passes a record written without an order key");
+        q.finished(first.get(0), true, 0, null);
+        List<DestinationQueue.Held> second = q.claim(0, 8);
+        assertEquals(List.of(2L), offsets(second), "then it goes alone");
+        assertEquals(List.of(), q.claim(0, 8));
+        q.finished(second.get(0), true, 0, null);
+        assertEquals(List.of(3L), offsets(q.claim(0, 8)));
+    }
+
+    @Test
+    void aReleasedQueueStartsNothingAndAnEmptyOneCanGo() {
+        DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 0), "d");
+        assertEquals(List.of(), q.claim(0, 8), "nothing to try");
         q.offer(1, record(1), 10, true);
-        assertTrue(q.claim(0));
-        assertFalse(q.claim(0), "claimed already");
-        q.unclaim(1_000, "Retry-After");
-        assertFalse(q.claim(999), "not due yet");
-        assertTrue(q.claim(1_000));
-        q.unclaim(0, null);
+        List<DestinationQueue.Held> h = q.claim(0, 8);
+        assertEquals(1, q.running());
+        assertFalse(q.empty(), "a try runs");
+        q.finished(h.get(0), false, 0, null);
         q.release();
-        assertFalse(q.claim(5_000), "released with its partition");
-        q.settled(q.head());
+        assertEquals(List.of(), q.claim(5_000, 8), "released with its partition");
+        q.finished(q.head(), true, 0, null);
         assertNull(q.head());
         assertTrue(q.empty());
     }

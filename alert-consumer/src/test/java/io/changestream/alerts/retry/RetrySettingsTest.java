@@ -1,6 +1,7 @@
 package io.changestream.alerts.retry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,7 +14,7 @@ class RetrySettingsTest {
     private static RetrySettings settings(Duration inlineBudget, int maxHeldPerDestination, Duration initial, Duration max,
                                           int suspendAfterFailures) {
         return new RetrySettings("cs.alert-retry", "cs.alert-destinations", "g", inlineBudget, 1_048_576, 8,
-                8_000, maxHeldPerDestination, Duration.ofSeconds(1), initial, max, suspendAfterFailures, Duration.ofDays(3), 10_000,
+                8_000, maxHeldPerDestination, 16, Duration.ofSeconds(1), initial, max, suspendAfterFailures, Duration.ofDays(3), 10_000,
                 100_000, Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(10));
     }
 
@@ -43,8 +44,10 @@ class RetrySettingsTest {
     @Test
     void aRetryRecordSurvivesItsJsonAndIgnoresFieldsItDoesNotKnow() {
         RetryRecord r = new RetryRecord("g", "sub", "ev", "WEBHOOK:d1", "d1", "cs.changes", 3, 42, "{\"id\":\"ev\"}",
-                2, 1_000, 2_000, 3_000, "HTTP 503", null);
+                2, 1_000, 2_000, 3_000, "HTTP 503", null, "entity-7");
         assertEquals(r, RetryRecord.fromJson(r.toJson()));
+        RetryRecord older = RetryRecord.fromJson(r.toJson().replace(",\"orderKey\":\"entity-7\"", ""));
+        assertNull(older.orderKey(), "a record written before the order key existed reads without one");
         assertEquals(r, RetryRecord.fromJson(r.toJson().replace("{\"groupId\"", "{\"later\":1,\"groupId\"")));
         assertEquals("sub/ev/WEBHOOK:d1", r.settlementKey());
         assertThrows(IllegalArgumentException.class, () -> RetryRecord.fromJson("{\"groupId\":\"g\"}"));

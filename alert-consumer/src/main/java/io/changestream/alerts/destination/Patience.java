@@ -1,0 +1,21 @@
+package io.changestream.alerts.destination;
+
+/**
+ * What a request does when its destination cannot take it now (decision 2103): stalled (every slot busy, nothing
+ * answered for {@link DeliveryConcurrency#stallTimeout()}), its queue full, or its turn later than
+ * {@link DeliveryConcurrency#maxQueueWait()}.
+ */
+public enum Patience {
+    /**
+     * The commit path's: a request its destination cannot take completes at once as {@link DeliveryResult#shed shed},
+     * never sent, and its pair leaves for the retry path, so a pair never holds its event and the keys behind it in
+     * the runtime for a destination in trouble. A request already on the wire waits for its answer (at most its
+     * deadline).
+     */
+    SHED,
+    /**
+     * The retry path's (its pairs already left the commit path): the request waits its turn in the destination's
+     * queue however long the destination takes to answer; a full queue is a throttled result (tried again later).
+     */
+    WAIT
+}
