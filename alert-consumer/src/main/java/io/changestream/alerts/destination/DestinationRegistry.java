@@ -1,6 +1,7 @@
 package io.changestream.alerts.destination;
 
 import io.changestream.alerts.destination.lineage.OpenLineageDestination;
+import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.core.instrument.Counter;
@@ -48,6 +49,7 @@ public final class DestinationRegistry implements AutoCloseable {
             SubscriptionType.class);
     private final HttpSender sender;
     private final OpenLineageDestination lineage;
+    private final ImpactResolver impact;
     private final DestinationRateLimiter limiter;
     private final MeterRegistry meters;
     private final DestinationConcurrency concurrency;
@@ -86,15 +88,16 @@ public final class DestinationRegistry implements AutoCloseable {
         blocking.allowCoreThreadTimeOut(true);
         this.sender = new HttpSender(settings.http(), clock, concurrency.maxConnectionsPerHost());
         this.limiter = new DestinationRateLimiter(settings.rateLimits(), clock);
-        this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer);
+        this.impact = new ImpactResolver(settings.impact(), settings.platform(), clock);
+        this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer, impact);
         WebhookDestination webhook = new WebhookDestination(sender, clock);
         List<Destination> all = new ArrayList<>(List.of(webhook,
-                new ChatDestination(ChatFormat.SLACK, sender, settings.messages()),
-                new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages()),
-                new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages()),
+                new ChatDestination(ChatFormat.SLACK, sender, settings.messages(), impact),
+                new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages(), impact),
+                new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages(), impact),
                 lineage));
         EmailDestination email = settings.smtp() == null ? null : new EmailDestination(settings.smtp(),
-                settings.messages(), new EmailReceivers(new PlatformDirectory(settings.platform(), clock)));
+                settings.messages(), new EmailReceivers(new PlatformDirectory(settings.platform(), clock)), impact);
         if (email != null) {
             all.add(email);
         }
@@ -279,6 +282,7 @@ public final class DestinationRegistry implements AutoCloseable {
             default -> sender.guard().check(WebhookConfig.parse(destination.config()).endpoint(), "config.endpoint");
         }
         limiter.limitOf(destination);
+        OpenLineageDestination.tiers(destination.config(), java.util.Set.of());
     }
 
     /**
@@ -294,6 +298,11 @@ public final class DestinationRegistry implements AutoCloseable {
             throw new DestinationConfigException(field, "timeout + readTimeout is " + total + " s, more than "
                     + maxRequestTime.toSeconds() + " s (delivery.maxRequestTime): no request may take longer");
         }
+    }
+
+    /** The failure-impact resolver the destinations share (the filter's tag lookup uses it too). */
+    public ImpactResolver impact() {
+        return impact;
     }
 
     @Override
