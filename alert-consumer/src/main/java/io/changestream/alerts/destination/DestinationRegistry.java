@@ -90,7 +90,7 @@ public final class DestinationRegistry implements AutoCloseable {
         this.limiter = new DestinationRateLimiter(settings.rateLimits(), clock);
         this.impact = new ImpactResolver(settings.impact(), settings.platform(), clock);
         this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer, impact);
-        WebhookDestination webhook = new WebhookDestination(sender, clock);
+        WebhookDestination webhook = new WebhookDestination(sender, clock, impact);
         List<Destination> all = new ArrayList<>(List.of(webhook,
                 new ChatDestination(ChatFormat.SLACK, sender, settings.messages(), impact),
                 new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages(), impact),

@@ -119,6 +119,54 @@ public record Impact(Status status, String reason, String pipelineType, List<Ass
         return new Impact(status, reason, pipelineType, out, down, out.size() + down.size(), truncated, tookMillis);
     }
 
+    /**
+     * This impact as JSON fields (the {@code changestream_impact} facet's and a webhook body's {@code impact}):
+     * {@code status}, {@code reason}, {@code pipelineType}, {@code downstreamDepth}, {@code tiers}, {@code total},
+     * {@code truncated}, {@code resolvedInMs} and {@code assets} ({@code entityType}, {@code fullyQualifiedName},
+     * {@code depth}, {@code tier}, {@code tags}, {@code owners} of {@code type} and {@code name}).
+     */
+    public Map<String, Object> describe(Set<String> tiers, int downstreamDepth) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("status", status.wire());
+        if (reason != null) {
+            out.put("reason", reason);
+        }
+        if (pipelineType != null) {
+            out.put("pipelineType", pipelineType);
+        }
+        out.put("downstreamDepth", downstreamDepth);
+        if (!tiers.isEmpty()) {
+            out.put("tiers", List.copyOf(tiers));
+        }
+        out.put("total", total);
+        out.put("truncated", truncated);
+        out.put("resolvedInMs", tookMillis);
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (Asset a : assets()) {
+            Map<String, Object> asset = new LinkedHashMap<>();
+            asset.put("entityType", a.type());
+            asset.put("fullyQualifiedName", a.fqn());
+            asset.put("depth", a.depth());
+            if (a.tier() != null) {
+                asset.put("tier", a.tier());
+            }
+            asset.put("tags", a.tags());
+            List<Map<String, Object>> owners = new ArrayList<>();
+            for (Owner o : a.owners()) {
+                Map<String, Object> owner = new LinkedHashMap<>();
+                owner.put("type", "team".equals(o.type()) ? "team" : "user");
+                if (o.name() != null) {
+                    owner.put("name", o.name());
+                }
+                owners.add(owner);
+            }
+            asset.put("owners", owners);
+            list.add(asset);
+        }
+        out.put("assets", list);
+        return out;
+    }
+
     /** The distinct owners of the impacted assets, in asset order. */
     public List<Owner> owners() {
         Map<String, Owner> out = new LinkedHashMap<>();

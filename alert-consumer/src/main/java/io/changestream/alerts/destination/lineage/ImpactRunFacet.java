@@ -6,9 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.changestream.alerts.impact.Impact;
 import io.openlineage.client.OpenLineage;
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -35,43 +33,7 @@ public final class ImpactRunFacet implements OpenLineage.RunFacet {
      */
     ImpactRunFacet(URI producer, Impact impact, Set<String> tiers, int downstreamDepth) {
         this.producer = producer;
-        properties.put("status", impact.status().wire());
-        if (impact.reason() != null) {
-            properties.put("reason", impact.reason());
-        }
-        if (impact.pipelineType() != null) {
-            properties.put("pipelineType", impact.pipelineType());
-        }
-        properties.put("downstreamDepth", downstreamDepth);
-        if (!tiers.isEmpty()) {
-            properties.put("tiers", List.copyOf(tiers));
-        }
-        properties.put("total", impact.total());
-        properties.put("truncated", impact.truncated());
-        properties.put("resolvedInMs", impact.tookMillis());
-        List<Map<String, Object>> assets = new ArrayList<>();
-        for (Impact.Asset a : impact.assets()) {
-            Map<String, Object> asset = new LinkedHashMap<>();
-            asset.put("entityType", a.type());
-            asset.put("fullyQualifiedName", a.fqn());
-            asset.put("depth", a.depth());
-            if (a.tier() != null) {
-                asset.put("tier", a.tier());
-            }
-            asset.put("tags", a.tags());
-            List<Map<String, Object>> owners = new ArrayList<>();
-            for (Impact.Owner o : a.owners()) {
-                Map<String, Object> owner = new LinkedHashMap<>();
-                owner.put("type", "team".equals(o.type()) ? "team" : "user");
-                if (o.name() != null) {
-                    owner.put("name", o.name());
-                }
-                owners.add(owner);
-            }
-            asset.put("owners", owners);
-            assets.add(asset);
-        }
-        properties.put("assets", assets);
+        properties.putAll(impact.describe(tiers, downstreamDepth));
     }
 
     @Override
