@@ -90,8 +90,7 @@ class ImpactAlertsTest {
         return Fixtures.json(new String(got.body(), StandardCharsets.UTF_8));
     }
 
-    @Test
-    void theOwnersOfEveryImpactedAssetAndTheListedReceiversGetOneMail() throws Exception {
+    private DeliveryResult mailToDownstreamOwnersAndOncall() {
         SmtpSettings smtp = new SmtpSettings("127.0.0.1", SMTP.getSmtp().getPort(), "alerts", "right", false,
                 "alerts@cs.test", Duration.ofSeconds(2), Duration.ofSeconds(2));
         EmailDestination email = new EmailDestination(smtp, MESSAGES,
@@ -99,7 +98,12 @@ class ImpactAlertsTest {
                 resolver(TOP_TWO));
         SubscriptionDestination d = new SubscriptionDestination("m", SubscriptionCategory.DOWNSTREAM_OWNERS,
                 SubscriptionType.EMAIL, Fixtures.json("{\"receivers\":[\"oncall@cs.test\"]}"));
-        DeliveryResult result = email.deliver(request(d));
+        return email.deliver(request(d));
+    }
+
+    @Test
+    void theOwnersOfEveryImpactedAssetAndTheListedReceiversGetOneMail() throws Exception {
+        DeliveryResult result = mailToDownstreamOwnersAndOncall();
         assertEquals(Outcome.DELIVERED, result.outcome(), result.reason());
         MimeMessage[] got = SMTP.getReceivedMessages();
         Set<String> to = new TreeSet<>();
@@ -117,14 +121,7 @@ class ImpactAlertsTest {
     @Test
     void whenTheImpactIsUnknownTheListedReceiversGetTheAlertOnTimeAndItSaysSo() throws Exception {
         platform.unavailable(true);
-        SmtpSettings smtp = new SmtpSettings("127.0.0.1", SMTP.getSmtp().getPort(), "alerts", "right", false,
-                "alerts@cs.test", Duration.ofSeconds(2), Duration.ofSeconds(2));
-        EmailDestination email = new EmailDestination(smtp, MESSAGES,
-                new EmailReceivers(new PlatformDirectory(ImpactFixture.platform(platform), Clock.systemUTC())),
-                resolver(TOP_TWO));
-        SubscriptionDestination d = new SubscriptionDestination("m", SubscriptionCategory.DOWNSTREAM_OWNERS,
-                SubscriptionType.EMAIL, Fixtures.json("{\"receivers\":[\"oncall@cs.test\"]}"));
-        DeliveryResult result = email.deliver(request(d));
+        DeliveryResult result = mailToDownstreamOwnersAndOncall();
         assertEquals(Outcome.DELIVERED, result.outcome(), result.reason());
         MimeMessage[] got = SMTP.getReceivedMessages();
         assertEquals(1, got.length);
