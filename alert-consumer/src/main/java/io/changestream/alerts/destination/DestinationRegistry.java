@@ -88,7 +88,10 @@ public final class DestinationRegistry implements AutoCloseable {
         blocking.allowCoreThreadTimeOut(true);
         this.sender = new HttpSender(settings.http(), clock, concurrency.maxConnectionsPerHost());
         this.limiter = new DestinationRateLimiter(settings.rateLimits(), clock);
-        this.impact = new ImpactResolver(settings.impact(), settings.platform(), clock);
+        // the platform's lineage is asked only with a bot token (its API refuses callers without one) and while
+        // impact.states names a state (empty = off); otherwise run statuses map as before
+        this.impact = settings.platform().bearerToken() == null || settings.impact().states().isEmpty() ? null
+                : new ImpactResolver(settings.impact(), settings.platform(), clock);
         this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer, impact);
         WebhookDestination webhook = new WebhookDestination(sender, clock, impact);
         List<Destination> all = new ArrayList<>(List.of(webhook,
@@ -300,7 +303,10 @@ public final class DestinationRegistry implements AutoCloseable {
         }
     }
 
-    /** The failure-impact resolver the destinations share (the filter's tag lookup uses it too). */
+    /**
+     * The failure-impact resolver the destinations share (the filter's tag lookup uses it too), or null when the
+     * platform has no {@code destinations.platform.bearerToken} or {@code impact.states} is empty.
+     */
     public ImpactResolver impact() {
         return impact;
     }

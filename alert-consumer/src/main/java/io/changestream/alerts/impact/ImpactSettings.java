@@ -10,7 +10,8 @@ import java.util.Set;
  * How the failure impact of a run is resolved (settings {@code impact.*}). Immutable.
  *
  * @param states           run states whose downstream impact is resolved ({@code impact.states}, default failed,
- *                         stopped: OpenLineage FAIL and ABORT)
+ *                         stopped: OpenLineage FAIL and ABORT); empty turns the platform's lineage off (so does
+ *                         a platform without {@code destinations.platform.bearerToken})
  * @param timeout          longest a delivery waits for the impact ({@code impact.timeout}, 2 s); past it the alert
  *                         goes out without impact and says so, and the lookup goes on to fill the cache
  * @param downstreamDepth  lineage depth asked for below each output ({@code impact.downstreamDepth}, 3; 1..10)

@@ -116,7 +116,8 @@ public final class AlertService implements AutoCloseable {
                 meters, producer);
         parts.push(destinations);
         // matchAnyTag finds a run's pipeline tags through the impact resolver (issue 28)
-        FilterSettings filter = config.filter().withTags(destinations.impact());
+        FilterSettings filter = destinations.impact() == null ? config.filter()
+                : config.filter().withTags(destinations.impact());
         store = SubscriptionStore.start(config.subscriptions(), filter, clock);
         parts.push(store);
         store.bindTo(meters);

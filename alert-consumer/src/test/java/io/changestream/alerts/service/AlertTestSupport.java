@@ -6,6 +6,7 @@ import io.changestream.topics.CatalogTopic;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.admin.TopicProvisioner;
 import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.TopicKeys;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
@@ -112,6 +113,19 @@ final class AlertTestSupport {
                 new StringSerializer(), new StringSerializer())) {
             for (ChangeEvent e : events) {
                 producer.send(new ProducerRecord<>(topic, TopicKeys.change(e), Serdes.changeEvent().toJson(e)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Produces run statuses to {@code pipeline-status}, keyed as the connector keys them; waits for the acks. */
+    static void produceRuns(KafkaBroker broker, TopicCatalog catalog, List<PipelineRunStatus> statuses) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(), new StringSerializer())) {
+            for (PipelineRunStatus s : statuses) {
+                producer.send(new ProducerRecord<>(catalog.pipelineStatus().name(), s.key(),
+                        Serdes.pipelineRunStatus().toJson(s)));
             }
             producer.flush();
         }
