@@ -3,6 +3,8 @@ package io.changestream.alerts.service;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.CatalogTopic;
+import io.changestream.cdc.LocalPostgresCapture;
+import io.changestream.testkit.PostgresDatabase;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.admin.TopicProvisioner;
 import io.changestream.topics.model.ChangeEvent;
@@ -129,6 +131,26 @@ final class AlertTestSupport {
             }
             producer.flush();
         }
+    }
+
+    /** The settings of a cdc-connector capturing {@code pg} into namespace {@code ns} through replication slot {@code slot}. */
+    static Map<String, String> cdcSettings(PostgresDatabase pg, KafkaBroker broker, String ns, String slot) {
+        Map<String, String> s = new LocalPostgresCapture(pg.host(), pg.port(), PostgresDatabase.DATABASE,
+                PostgresDatabase.USER, PostgresDatabase.PASSWORD).settings(broker.bootstrapServers(), ns, slot);
+        s.put("heartbeat.interval.ms", "1000");
+        s.put("poll.interval.ms", "10");
+        s.put("postgres.slot.drop.on.stop", "true");
+        return s;
+    }
+
+    /** The SQL inserting a pipeline run status row as the platform writes it ({@code entity_extension_time_series}). */
+    static String statusRow(String fqn, String runId, String state) {
+        long now = System.currentTimeMillis();
+        return "INSERT INTO entity_extension_time_series (entityFQNHash, extension, jsonSchema, json) VALUES "
+                + "('h-" + runId + "', 'ingestionPipeline.pipelineStatus', 'pipelineStatus', '{\"pipelineFqn\":\""
+                + fqn + "\",\"runId\":\"" + runId + "\",\"pipelineState\":\"" + state + "\",\"startDate\":"
+                + (now - 100) + ",\"timestamp\":" + now + ("failed".equals(state) ? ",\"endDate\":" + now : "")
+                + "}'::jsonb)";
     }
 
     /** One HTTP answer. */
