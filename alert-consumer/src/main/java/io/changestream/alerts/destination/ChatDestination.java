@@ -45,7 +45,7 @@ public final class ChatDestination implements Destination {
     @Override
     public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
         if (Impacts.wanted(request, impact)) {
-            return Impacts.of(request, impact).thenCompose(known -> send(request, ChangeMessage.of(
+            return Impacts.sendWith(request, impact, known -> send(request, ChangeMessage.of(
                     request.runStatus(), messages, known, impact.settings().topAssets())));
         }
         return send(request, request.event() != null ? ChangeMessage.of(request.event(), messages)

@@ -88,7 +88,7 @@ public final class WebhookDestination implements Destination {
     @Override
     public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
         if (Impacts.wanted(request, impact)) {
-            return Impacts.of(request, impact).thenCompose(known -> {
+            return Impacts.sendWith(request, impact, known -> {
                 com.fasterxml.jackson.databind.node.ObjectNode run = mapper.valueToTree(request.runStatus());
                 run.set("impact", mapper.valueToTree(known.describe(OpenLineageDestination.tiers(
                         request.destination().config(), impact.settings().tiers()),

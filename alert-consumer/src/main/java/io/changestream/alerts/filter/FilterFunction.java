@@ -202,11 +202,14 @@ public enum FilterFunction {
                 }
                 return false;
             }
+            if (!"ingestionPipeline".equals(facts.event().entityType())
+                    || facts.settings().tags() == EntityTags.NONE) {
+                return false;
+            }
             String fqn = EventFacts.text(entity, "fullyQualifiedName");
             Optional<List<String>> looked = facts.settings().tags().tags(facts.event().entityType(),
                     fqn != null ? fqn : facts.event().entityFullyQualifiedName());
-            return looked.map(list -> list.stream().anyMatch(t -> anyIgnoreCase(values, t))).orElse(
-                    facts.settings().tags() != EntityTags.NONE);
+            return looked.map(list -> list.stream().anyMatch(t -> anyIgnoreCase(values, t))).orElse(true);
         }
     },
     /** The user who made the change is a bot ({@link FilterSettings}). */

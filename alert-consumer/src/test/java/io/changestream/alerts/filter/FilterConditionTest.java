@@ -75,6 +75,7 @@ class FilterConditionTest {
         assertFalse(critical.test(run));
         known.remove("mysql_prod.ingest");
         assertTrue(critical.test(run), "the platform cannot say now: never drop a critical pipeline's failure");
+        assertFalse(critical.test(Events.tableUpdate("alice")), "only a run's pipeline is looked up");
     }
 
     @Test
