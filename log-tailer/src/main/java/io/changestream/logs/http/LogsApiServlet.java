@@ -35,7 +35,8 @@ import java.util.Optional;
  * <li>{@code GET {fqn}/last?runId=&after=} — one page as JSON: {@code runId, logs, after, more, truncated}.</li>
  * <li>{@code GET {fqn}/last/download?runId=} — the whole run as {@code text/plain}, streamed page by page.</li>
  * <li>{@code GET {fqn}/runs?limit=} — the pipeline's recent runs, newest first: {@code {"runs": [{runId, modified,
- * source}]}} (storage and object storage, plus the status view's newest run).</li>
+ * source, live}]}} (storage and object storage — a run with only {@code partial.txt} is {@code live} — plus the
+ * status view's newest run).</li>
  * </ul>
  * A client's mistake is a 4xx naming the parameter, never a 500: unsafe names 400, unknown pipeline or run 404, a
  * newest run from the status view that is not a safe name falls back to the newest stored run.
@@ -201,6 +202,7 @@ public final class LogsApiServlet extends HttpServlet {
             row.put("runId", run.runId());
             row.put("modified", run.modified() == null ? null : run.modified().toString());
             row.put("source", run.source());
+            row.put("live", run.live());
             runs.add(row);
         });
         Map<String, Object> body = new LinkedHashMap<>();
