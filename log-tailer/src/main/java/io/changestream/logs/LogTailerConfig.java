@@ -57,7 +57,7 @@ import java.util.TreeMap;
  * @param replayQueue          {@code kafka.replayQueue} (1000): replays waiting at most; more are served truncated
  * @param producerMaxBlock     {@code kafka.producerMaxBlockMillis} (100): how long a poll may block on a full
  *                             producer buffer
- * @param stream               {@code stream.*}: the 14 stream limits and the heartbeat ({@link StreamSettings})
+ * @param stream               {@code stream.*}: the 15 stream limits and the heartbeat ({@link StreamSettings})
  */
 public record LogTailerConfig(
         String httpHost,
@@ -204,7 +204,8 @@ public record LogTailerConfig(
                 s.longValue("stream.maxPendingBytesPerClient", d.maxPendingBytesPerClient()),
                 s.integer("stream.maxActiveRuns", d.maxActiveRuns()),
                 s.integer("stream.maxActiveConnections", d.maxActiveConnections()),
-                s.longValue("stream.heartbeatSeconds", d.heartbeatSeconds()));
+                s.longValue("stream.heartbeatSeconds", d.heartbeatSeconds()),
+                s.longValue("stream.maxPendingBytesTotal", d.maxPendingBytesTotal()));
         int port = s.integer("http.port", 8590);
         String storage = s.string("storage.root", "");
         ObjectStoreSettings objectStore = objectStore(s);

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Turns stream requests into viewers of the one {@link RunTailer} per (source, pipeline, run): starts a tailer for
  * the first viewer, joins later ones, lets the last one leaving stop it. Owns the poll scheduler (one thread per 25
  * runs of {@code maxActiveRuns}, 2–16), the heartbeat thread (a pass a second beats the viewers that are due, so
- * heartbeats are spread over the interval), the connection and run caps, and hands Kafka replays
+ * heartbeats are spread over the interval, and the same pass enforces the slow-viewer budget of all viewers together,
+ * {@code maxPendingBytesTotal}), the connection and run caps, and hands Kafka replays
  * to the replay executor. Request threads call {@link #open}; {@link #close()} is idempotent and does not drain.
  */
 public final class TailerManager implements AutoCloseable {
@@ -304,12 +305,48 @@ public final class TailerManager implements AutoCloseable {
         try {
             long now = ticker.nanos();
             long interval = TimeUnit.SECONDS.toNanos(settings.heartbeatSeconds());
+            long pending = 0;
             for (Viewer viewer : connections) {
                 viewer.heartbeatIfDue(now, interval);
+                pending += viewer.pendingBytes();
+            }
+            if (pending > settings.maxPendingBytesTotal()) {
+                cutSlowest(pending);
             }
         } catch (RuntimeException e) {
             LOG.warn("heartbeat pass failed", e);
         }
+    }
+
+    /**
+     * All viewers together are {@code total} bytes behind, past {@code maxPendingBytesTotal}: cuts off the viewers
+     * furthest behind ({@link Viewer#cutOff}, {@code truncated} with their cursor) until the rest are within it. Runs
+     * on the heartbeat thread, once a second; between passes each viewer is bounded by its own budget.
+     */
+    private void cutSlowest(long total) {
+        record Behind(Viewer viewer, long pending) {
+        }
+        List<Behind> behind = new java.util.ArrayList<>();
+        for (Viewer viewer : connections) {
+            long p = viewer.pendingBytes();
+            if (p > 0) {
+                behind.add(new Behind(viewer, p));
+            }
+        }
+        behind.sort(java.util.Comparator.comparingLong(Behind::pending).reversed());
+        long left = total;
+        int cut = 0;
+        for (Behind b : behind) {
+            if (left <= settings.maxPendingBytesTotal()) {
+                break;
+            }
+            if (b.viewer().cutOff(Viewer.Budget.GLOBAL, settings.maxPendingBytesTotal())) {
+                cut++;
+            }
+            left -= b.pending();
+        }
+        LOG.info("{} viewers were {} bytes behind, past stream.maxPendingBytesTotal = {}: cut off the {} furthest "
+                + "behind with truncated and their cursor", behind.size(), total, settings.maxPendingBytesTotal(), cut);
     }
 
     private static ThreadFactory daemon(String name) {
