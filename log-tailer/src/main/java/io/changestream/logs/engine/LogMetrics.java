@@ -31,7 +31,7 @@ import java.util.function.Supplier;
 public final class LogMetrics {
 
     /** Why a stream request was refused. */
-    public enum Refusal { TOO_MANY_RUNS, TOO_MANY_CONNECTIONS, NO_BACKEND }
+    public enum Refusal { TOO_MANY_RUNS, TOO_MANY_CONNECTIONS, NO_BACKEND, TOO_MANY_BACKEND_RUNS, CALLER_LIMIT }
 
     /** Where a joining viewer's missed content came from. */
     public enum ReplayKind { MEMORY, KAFKA, SOURCE, TRUNCATED }

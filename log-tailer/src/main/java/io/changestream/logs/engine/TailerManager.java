@@ -148,10 +148,15 @@ public final class TailerManager implements AutoCloseable {
         connections.add(viewer);
         RunKey key = new RunKey(source.kind(), pipelineFqn, runId);
         for (int attempt = 0; attempt < ATTACH_ATTEMPTS; attempt++) {
-            Tailed tailed = runs.computeIfAbsent(key, k -> build(k, source, after));
+            String[] backendFull = new String[1];
+            Tailed tailed = runs.computeIfAbsent(key, k -> build(k, source, after, backendFull));
             if (tailed == null) {
                 forget(viewer);
-                refuse(viewer, after, TOO_MANY_RUNS, Refusal.TOO_MANY_RUNS);
+                if (backendFull[0] != null) {
+                    refuse(viewer, after, backendFull[0], Refusal.TOO_MANY_BACKEND_RUNS);
+                } else {
+                    refuse(viewer, after, TOO_MANY_RUNS, Refusal.TOO_MANY_RUNS);
+                }
                 return;
             }
             RunTailer tailer = tailed.tailer;
@@ -229,10 +234,26 @@ public final class TailerManager implements AutoCloseable {
         }
     }
 
-    private Tailed build(RunKey key, LogSource source, String after) {
+    /**
+     * A new tailer of {@code key}, or null past {@code maxActiveRuns} or past its backend's
+     * {@code <kind>.maxActiveRuns} (then {@code backendFull[0]} is the message naming it).
+     */
+    private Tailed build(RunKey key, LogSource source, String after, String[] backendFull) {
         if (runs.size() >= settings.maxActiveRuns()) {
             LOG.warn("refusing to tail {}: already tailing {} runs", key, runs.size());
             return null;
+        }
+        int perBackend = source.maxActiveRuns();
+        if (perBackend < Integer.MAX_VALUE) {
+            String kind = source.kind();
+            long polled = runs.keySet().stream().filter(k -> k.source().equals(kind)
+                    || k.source().startsWith(kind + "#")).count();
+            if (polled >= perBackend) {
+                backendFull[0] = "The server is already tailing the maximum number of runs from this log backend ("
+                        + kind + ".maxActiveRuns = " + perBackend + "). Retry shortly or use the paging endpoint "
+                        + "(/last).";
+                return null;
+            }
         }
         Tailed tailed = new Tailed();
         tailed.tailer = new RunTailer(key.pipelineFqn(), key.runId(), source, after, states, settings, ticker,
@@ -276,7 +297,7 @@ public final class TailerManager implements AutoCloseable {
             return false;
         }
         RunKey key = new RunKey(shared.source().kind() + "#" + privateReaders.incrementAndGet(), fqn, runId);
-        Tailed tailed = build(key, shared.source().reopen(), from);
+        Tailed tailed = build(key, shared.source().reopen(), from, new String[1]);
         if (tailed == null || runs.putIfAbsent(key, tailed) != null) {
             return false;
         }

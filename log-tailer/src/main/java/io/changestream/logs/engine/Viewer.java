@@ -44,6 +44,7 @@ public final class Viewer {
     private boolean started;
     private long streamedBytes;
     private Runnable onGone = () -> { };
+    private Runnable alsoOnGone = () -> { };
     private String resumeCursor;
 
     /** A viewer of {@code runId} writing to {@code sink}. */
@@ -62,6 +63,20 @@ public final class Viewer {
     /** Sets what runs once when this viewer ends for any reason (set by the manager). */
     public synchronized void onGone(Runnable action) {
         this.onGone = action;
+    }
+
+    /**
+     * Sets what also runs once when this viewer ends, apart from the manager's {@link #onGone} (the caller's quota
+     * lease); runs at once when the viewer has ended already.
+     */
+    public void alsoOnGone(Runnable action) {
+        synchronized (this) {
+            if (open) {
+                this.alsoOnGone = action;
+                return;
+            }
+        }
+        action.run();
     }
 
     /** The cursor this viewer asked to resume after, the fallback cut-off cursor; later calls keep the first. */
@@ -310,7 +325,15 @@ public final class Viewer {
         held.clear();
         heldBytes = 0;
         Runnable gone = onGone;
+        Runnable also = alsoOnGone;
         onGone = () -> { };
-        return gone;
+        alsoOnGone = () -> { };
+        return () -> {
+            try {
+                gone.run();
+            } finally {
+                also.run();
+            }
+        };
     }
 }

@@ -3,7 +3,7 @@ package io.changestream.logs.source;
 import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
@@ -23,7 +23,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * closed run ({@link #closed}) reads {@code logs.txt} only. 416 (range past the end) is an empty page; neither object
  * is {@link MissingLogException} (the run has not flushed yet); 403 is fatal ({@link SourceUnavailableException});
  * other errors and timeouts are transient. A cursor that is not a number restarts at 0 flagged
- * {@link Page#restarted()}. Thread-safe: the one piece of state, which object is read, only moves live → closed.
+ * {@link Page#restarted()}. Reads go through the backend's {@link ReadGate} ({@code s3.maxConcurrentReads}) and
+ * never read more of a body than the range asked for. Thread-safe: the one piece of state, which object is read, only moves live → closed.
  */
 public final class ObjectStoreLogSource implements LogSource {
 
@@ -35,6 +36,7 @@ public final class ObjectStoreLogSource implements LogSource {
     private final String bucket;
     private final String key;
     private final String liveKey;
+    private final ReadGate gate;
     private volatile boolean closedRun;
 
     /**
@@ -42,12 +44,19 @@ public final class ObjectStoreLogSource implements LogSource {
      * {@code partial.txt}, then {@code logs.txt} once the run closed.
      */
     public ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, String pipelineFqn, String runId) {
-        this(s3, settings, pipelineFqn, runId, false);
+        this(s3, settings, new ReadGate(ReadLimits.s3Defaults()), pipelineFqn, runId, false);
     }
 
-    private ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, String pipelineFqn, String runId,
-                                 boolean closedRun) {
+    /** As {@link #ObjectStoreLogSource(S3Client, ObjectStoreSettings, String, String)}, reads bounded by {@code gate}. */
+    public ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, ReadGate gate, String pipelineFqn,
+                                String runId) {
+        this(s3, settings, gate, pipelineFqn, runId, false);
+    }
+
+    private ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, ReadGate gate, String pipelineFqn,
+                                 String runId, boolean closedRun) {
         this.s3 = s3;
+        this.gate = gate;
         this.bucket = settings.bucket();
         this.key = settings.key(PathNames.require("pipeline fqn", pipelineFqn), PathNames.require("run id", runId));
         this.liveKey = settings.liveKey(pipelineFqn, runId);
@@ -55,9 +64,14 @@ public final class ObjectStoreLogSource implements LogSource {
     }
 
     /** The source of a run whose {@code logs.txt} exists: {@code partial.txt} is never read. */
-    public static ObjectStoreLogSource closed(S3Client s3, ObjectStoreSettings settings, String pipelineFqn,
-                                              String runId) {
-        return new ObjectStoreLogSource(s3, settings, pipelineFqn, runId, true);
+    public static ObjectStoreLogSource closed(S3Client s3, ObjectStoreSettings settings, ReadGate gate,
+                                              String pipelineFqn, String runId) {
+        return new ObjectStoreLogSource(s3, settings, gate, pipelineFqn, runId, true);
+    }
+
+    @Override
+    public int maxActiveRuns() {
+        return gate.limits().maxActiveRuns();
     }
 
     @Override
@@ -100,15 +114,14 @@ public final class ObjectStoreLogSource implements LogSource {
         }
         String before = Long.toString(offset);
         long budget = Math.max(1, maxBytes);
-        String range = "bytes=" + offset + "-" + (offset + budget - 1);
         Got got;
         if (closedRun) {
-            got = get(key, offset, range);
+            got = get(key, offset, budget);
         } else {
-            got = get(liveKey, offset, range);
+            got = get(liveKey, offset, budget);
             if (got == null) {
                 // partial.txt is gone (or was never flushed): logs.txt holds the whole log at the same offsets
-                got = get(key, offset, range);
+                got = get(key, offset, budget);
                 if (got != null) {
                     closedRun = true;
                 }
@@ -134,13 +147,27 @@ public final class ObjectStoreLogSource implements LogSource {
     private record Got(byte[] bytes, long total) {
     }
 
-    /** One ranged GET of {@code objectKey} from {@code offset}; null when the object does not exist (404). */
-    private Got get(String objectKey, long offset, String range) throws IOException {
-        try {
-            ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(bucket).key(objectKey)
-                    .range(range));
-            byte[] bytes = got.asByteArrayUnsafe();
-            return new Got(bytes, totalSize(got.response(), offset + bytes.length));
+    /**
+     * One ranged GET of {@code objectKey} from {@code offset}, its body read to at most the {@code budget} bytes asked
+     * for (and {@code s3.maxResponseBytes}) whatever the server sends; null when the object does not exist (404).
+     */
+    private Got get(String objectKey, long offset, long budget) throws IOException {
+        String range = "bytes=" + offset + "-" + (offset + budget - 1);
+        gate.enter();
+        try (ResponseInputStream<GetObjectResponse> body = s3.getObject(b -> b.bucket(bucket).key(objectKey)
+                .range(range))) {
+            GetObjectResponse response = body.response();
+            if (response.contentRange() == null && offset > 0) {
+                body.abort();
+                throw new SourceUnavailableException("The object store ignored the Range header of a read of this "
+                        + "run's log; log-tailer reads object storage by ranges only.");
+            }
+            int cap = (int) Math.min(Math.min(budget, gate.limits().maxResponseBytes()), Integer.MAX_VALUE - 8);
+            byte[] bytes = body.readNBytes(cap);
+            if (body.read() != -1) {
+                body.abort();
+            }
+            return new Got(bytes, totalSize(response, offset + bytes.length));
         } catch (S3Exception e) {
             int status = e.statusCode();
             if (status == RANGE_NOT_SATISFIABLE) {
@@ -156,6 +183,8 @@ public final class ObjectStoreLogSource implements LogSource {
             throw new IOException("object store answered HTTP " + status + " for " + objectKey, e);
         } catch (SdkException e) {
             throw new IOException("object store not reachable: " + e.getMessage(), e);
+        } finally {
+            gate.exit();
         }
     }
 

@@ -59,9 +59,22 @@ public final class SourceResolver implements AutoCloseable {
     private final AirflowSettings airflow;
     private final S3Client s3;
     private final HttpClient http;
+    private final ReadGate s3Gate;
+    private final ReadGate airflowGate;
 
-    /** A resolver; any backend may be null (not configured). */
+    /** A resolver with the default read limits; any backend may be null (not configured). */
     public SourceResolver(Path storageRoot, ObjectStoreSettings objectStore, AirflowSettings airflow) {
+        this(storageRoot, objectStore, airflow, ReadLimits.s3Defaults(), ReadLimits.airflowDefaults());
+    }
+
+    /**
+     * A resolver; any backend may be null (not configured). Every source of a backend shares its {@link ReadGate}:
+     * {@code s3Limits} and {@code airflowLimits} bound the reads of all of them together.
+     */
+    public SourceResolver(Path storageRoot, ObjectStoreSettings objectStore, AirflowSettings airflow,
+                          ReadLimits s3Limits, ReadLimits airflowLimits) {
+        this.s3Gate = new ReadGate(s3Limits);
+        this.airflowGate = new ReadGate(airflowLimits);
         this.storageRoot = storageRoot;
         this.objectStore = objectStore;
         this.airflow = airflow;
@@ -100,16 +113,16 @@ public final class SourceResolver implements AutoCloseable {
             }
         }
         if (s3 != null && objectExists(objectStore.key(pipelineFqn, runId))) {
-            return Optional.of(ObjectStoreLogSource.closed(s3, objectStore, pipelineFqn, runId));
+            return Optional.of(ObjectStoreLogSource.closed(s3, objectStore, s3Gate, pipelineFqn, runId));
         }
         if (s3 != null && objectExists(objectStore.liveKey(pipelineFqn, runId))) {
-            return Optional.of(new ObjectStoreLogSource(s3, objectStore, pipelineFqn, runId));
+            return Optional.of(new ObjectStoreLogSource(s3, objectStore, s3Gate, pipelineFqn, runId));
         }
         if (airflow != null) {
-            return Optional.of(new AirflowLogSource(http, airflow, pipelineFqn));
+            return Optional.of(new AirflowLogSource(http, airflow, airflowGate, pipelineFqn));
         }
         if (s3 != null) {
-            return Optional.of(new ObjectStoreLogSource(s3, objectStore, pipelineFqn, runId));
+            return Optional.of(new ObjectStoreLogSource(s3, objectStore, s3Gate, pipelineFqn, runId));
         }
         return Optional.empty();
     }

@@ -134,4 +134,21 @@ class TailerManagerTest {
         assertEquals(2, manager.activeConnections());
         assertEquals(1, metrics.droppedViewers());
     }
+
+    @Test
+    void pastItsBackendsMaxActiveRunsANewRunGetsAnErrorNamingTheSettingWhileViewersOfPolledRunsJoin() {
+        manager(10, 10);
+        ScriptedSource first = new ScriptedSource();
+        first.maxActiveRuns = 1;
+        open("r1", first, null);
+        ScriptedSource second = new ScriptedSource();
+        second.maxActiveRuns = 1;
+        ListSink refused = open("r2", second, null);
+        assertEquals(EventType.ERROR, refused.last().eventType());
+        assertTrue(refused.last().message().contains("scripted.maxActiveRuns = 1"), refused.last().message());
+        assertEquals(1, metrics.refusals(Refusal.TOO_MANY_BACKEND_RUNS));
+        ListSink joining = open("r1", first, null);
+        assertTrue(!joining.closed, "a run already polled costs no new poller");
+        assertEquals(1, manager.activeRuns());
+    }
 }

@@ -24,11 +24,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The slow-viewer budget over real sockets: a client that stops reading is cut off with {@code truncated} and the
- * cursor of the last frame it was written, the reading viewer of the same run is not held up, and resuming from the
- * cursor gives the rest exactly.
+ * The limits over real sockets: the slow-viewer budget (a client that stops reading is cut off with
+ * {@code truncated} and the cursor of the last frame it was written, the reading viewer of the same run is not held
+ * up, and resuming from the cursor gives the rest exactly) and the per-caller limits (429 naming the setting).
  */
-class SlowViewerIT {
+class LimitsIT {
 
     private static final String STREAM = "/api/v1/services/ingestionPipelines/logs/svc.slow/stream/run-1";
 
@@ -103,5 +103,41 @@ class SlowViewerIT {
             }
         }
         return events;
+    }
+
+    @Test
+    void aTokenPastItsRunsOrConnectionsGets429NamingTheSettingAndOtherTokensAreNotHeldUp() throws Exception {
+        server = LogTailerServer.start(TestConfigs.config(root, Map.of("limits.maxConnectionsPerToken", "3",
+                "limits.maxRunsPerToken", "1")));
+        Path dir = Files.createDirectories(root.resolve("svc.slow"));
+        Files.createDirectories(dir.resolve("run-1"));
+        Files.writeString(dir.resolve("run-1").resolve("logs.txt"), "one\n");
+        Files.createDirectories(dir.resolve("run-2"));
+        Files.writeString(dir.resolve("run-2").resolve("logs.txt"), "two\n");
+        String other = STREAM.replace("run-1", "run-2");
+        try (SseClient a = SseClient.open(http, uri(STREAM), TestConfigs.TOKEN, true);
+             SseClient b = SseClient.open(http, uri(STREAM), TestConfigs.TOKEN, true)) {
+            assertEquals(200, a.status);
+            assertEquals(200, b.status);
+            java.net.http.HttpResponse<String> secondRun = refused(other, TestConfigs.TOKEN);
+            assertEquals(429, secondRun.statusCode(), secondRun.body());
+            assertTrue(secondRun.body().contains("limits.maxRunsPerToken = 1"), secondRun.body());
+            assertEquals("5", secondRun.headers().firstValue("Retry-After").orElse(""));
+            try (SseClient c = SseClient.open(http, uri(STREAM), TestConfigs.TOKEN, true);
+                 SseClient otherToken = SseClient.open(http, uri(other), "other-token", true)) {
+                assertEquals(200, c.status);
+                java.net.http.HttpResponse<String> fourth = refused(STREAM, TestConfigs.TOKEN);
+                assertEquals(429, fourth.statusCode(), fourth.body());
+                assertTrue(fourth.body().contains("limits.maxConnectionsPerToken = 3"), fourth.body());
+                assertEquals(200, otherToken.status);
+                await().atMost(Duration.ofSeconds(10)).until(() -> otherToken.text().equals("two\n")
+                        && c.text().equals("one\n"));
+            }
+        }
+    }
+
+    private java.net.http.HttpResponse<String> refused(String path, String token) throws Exception {
+        return http.send(java.net.http.HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + token)
+                .header("Accept", "text/event-stream").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 }
