@@ -30,6 +30,7 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
     private final Queue<Frame> queue = new ArrayDeque<>();
     private long pending;
     private String writtenCursor;
+    private boolean closeConnection;
     private boolean closing;
     private boolean completed;
     private boolean needsFlush;
@@ -83,6 +84,8 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
             queue.add(new Frame(last, null));
             pending = last.length;
             closing = true;
+            // once the notice is on the connection it ends too (not kept alive): a cut viewer holds no socket
+            closeConnection = true;
         }
         drain();
     }
@@ -189,16 +192,21 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
     }
 
     private void complete() {
+        boolean hard;
         synchronized (this) {
             if (completed) {
                 return;
             }
             completed = true;
+            hard = closeConnection;
         }
         try {
             async.complete();
         } catch (IllegalStateException e) {
             // already completed by the container (client gone)
+        }
+        if (hard) {
+            hardClose.run();
         }
         gone();
     }
