@@ -252,7 +252,7 @@ public final class CdcDrainBench {
             }
             long end = System.nanoTime();
             long cpu = threads.getCurrentThreadCpuTime() - cpuStart;
-            return new Drain(inserts, (end - first) / 1e9, (first - start) / 1e9, cpu, -1, bytes);
+            return new Drain(inserts, (end - first) / 1e9, (first - start) / 1e9, cpu, -1, bytes, null);
         }
     }
 
@@ -266,6 +266,8 @@ public final class CdcDrainBench {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(300, rows / 100));
             long firstAt = 0;
             long countAtFirst = 0;
+            long midAt = 0;
+            long countAtMid = 0;
             long count = 0;
             while (count < rows) {
                 if (!process.isAlive()) {
@@ -281,6 +283,10 @@ public final class CdcDrainBench {
                     firstAt = now;
                     countAtFirst = count;
                 }
+                if (count >= rows / 2 && midAt == 0) {
+                    midAt = now;
+                    countAtMid = count;
+                }
                 if (count < rows) {
                     LockSupport.parkNanos(POLL_NANOS);
                 }
@@ -288,9 +294,12 @@ public final class CdcDrainBench {
             long lastAt = System.nanoTime();
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // one more sample after the last record
             long[] atFirst = sampleAt(samples, firstAt);
+            long[] atMid = sampleAt(samples, midAt);
             long[] atLast = sampleAt(samples, lastAt);
+            Drain secondHalf = new Drain(rows - countAtMid, (lastAt - midAt) / 1e9, 0, atLast[1] - atMid[1],
+                    atLast[2] - atMid[2], -1, null);
             return new Drain(rows - countAtFirst, (lastAt - firstAt) / 1e9, (firstAt - launched) / 1e9,
-                    atLast[1] - atFirst[1], atLast[2] - atFirst[2], -1);
+                    atLast[1] - atFirst[1], atLast[2] - atFirst[2], -1, secondHalf);
         }
     }
 
@@ -372,6 +381,11 @@ public final class CdcDrainBench {
         out.append(String.format(Locale.ROOT, "%-52s %10d %10.0f %12.1f %12.1f %12.1f%n",
                 "cdc-connector (Debezium embedded -> Kafka, acks=all)", cdc.rows, cdcRate,
                 cdc.cpuNanos / 1e3 / cdc.rows, cdc.allocatedBytes / 1024.0 / cdc.rows, sizes.mean * cdcRate / 1e6));
+        Drain half = cdc.secondHalf;
+        out.append(String.format(Locale.ROOT, "%-52s %10d %10.0f %12.1f %12.1f %12.1f%n",
+                "  the same, second half of the rows", half.rows, half.rows / half.seconds,
+                half.cpuNanos / 1e3 / half.rows, half.allocatedBytes / 1024.0 / half.rows,
+                sizes.mean * half.rows / half.seconds / 1e6));
         out.append(String.format(Locale.ROOT, "connector: first record %.1f s after launch; read back %d records, %d "
                         + "distinct event ids of %d rows, %d per-entity order violations, %.0f value bytes per record; "
                         + "baseline received %.1f MB of pgoutput%n", cdc.startSeconds, verified.records,
@@ -381,10 +395,13 @@ public final class CdcDrainBench {
         out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"cdc-drain\",\"rows\":%d,\"tx_rows\":%d,"
                         + "\"rows_per_sec\":%.0f,\"cpu_us_per_row\":%.1f,\"alloc_kb_per_row\":%.1f,"
                         + "\"bytes_per_sec\":%.0f,\"baseline_rows_per_sec\":%.0f,\"baseline_cpu_us_per_row\":%.1f,"
-                        + "\"ratio\":%.2f,\"row_bytes_p50\":%d,\"row_bytes_p90\":%d,\"row_bytes_max\":%d,"
+                        + "\"ratio\":%.2f,\"second_half_rows_per_sec\":%.0f,\"second_half_cpu_us_per_row\":%.1f,"
+                        + "\"second_half_alloc_kb_per_row\":%.1f,\"row_bytes_p50\":%d,\"row_bytes_p90\":%d,"
+                        + "\"row_bytes_max\":%d,"
                         + "\"distinct_ids\":%d,\"order_violations\":%d,\"load_before\":\"%s\",\"load_after\":\"%s\"}%n",
                 rows, txRows, cdcRate, cdc.cpuNanos / 1e3 / cdc.rows, cdc.allocatedBytes / 1024.0 / cdc.rows,
                 sizes.mean * cdcRate, baselineRate, baseline.cpuNanos / 1e3 / baseline.rows, cdcRate / baselineRate,
+                half.rows / half.seconds, half.cpuNanos / 1e3 / half.rows, half.allocatedBytes / 1024.0 / half.rows,
                 sizes.p50, sizes.p90, sizes.max, verified.distinctIds, verified.orderViolations, loadBefore,
                 loadAverage()));
         return out.toString();
@@ -409,9 +426,12 @@ public final class CdcDrainBench {
         }
     }
 
-    /** One reader's drain: rows timed, seconds, start-up seconds, CPU and allocation over the drain, bytes read. */
+    /**
+     * One reader's drain: rows timed, seconds, start-up seconds, CPU and allocation over the drain, bytes read, and
+     * (the connector's) the same over the second half of the rows, when the JIT has done most of its work.
+     */
     private record Drain(long rows, double seconds, double startSeconds, long cpuNanos, long allocatedBytes,
-                         long bytes) {
+                         long bytes, Drain secondHalf) {
     }
 
     private record Verified(long records, long distinctIds, long orderViolations, long valueBytes) {
