@@ -90,6 +90,8 @@ public final class DebeziumProperties {
         p.setProperty("transforms", TRANSFORM);
         p.setProperty("transforms." + TRANSFORM + ".type", ChangeEventTransform.class.getName());
         config.transform().toMap().forEach((k, v) -> p.setProperty("transforms." + TRANSFORM + "." + k, v));
+        // the mapped JSON stays the UTF-8 bytes it was written as, up to the producer
+        p.setProperty("transforms." + TRANSFORM + "." + ChangeEventTransform.VALUE_FORMAT, "bytes");
         return p;
     }
 

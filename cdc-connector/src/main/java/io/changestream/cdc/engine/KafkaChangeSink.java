@@ -7,6 +7,7 @@ import io.changestream.cdc.transform.Outcome;
 import io.changestream.topics.trace.TraceContext;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
     /** A capture time: epoch milliseconds (compiled once: it is checked for every row). */
     private static final Pattern CAPTURE_TIME = Pattern.compile("\\d{1,18}");
 
-    private final Producer<String, String> producer;
+    private final Producer<String, byte[]> producer;
     private final long ackTimeoutMs;
     private final CdcMetrics metrics;
     private final AtomicLong lastBatchNanos;
@@ -53,7 +54,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
      *                       that the engine streams, not merely that it is connected
      * @param fence          checked before each batch; its headers go on every record
      */
-    KafkaChangeSink(Producer<String, String> producer, long ackTimeoutMs, CdcMetrics metrics,
+    KafkaChangeSink(Producer<String, byte[]> producer, long ackTimeoutMs, CdcMetrics metrics,
                     AtomicLong lastBatchNanos, LeaseFence fence) {
         this.producer = producer;
         this.ackTimeoutMs = ackTimeoutMs;
@@ -74,7 +75,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
             Outcome outcome = outcome(record);
             if (outcome != null && outcome.isProduced()) {
                 acks.add(producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
-                        (String) record.key(), (String) record.value(), headers())));
+                        (String) record.key(), valueBytes(record.value()), headers())));
             }
         }
         awaitAcks(acks, start, records);
@@ -84,6 +85,14 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         }
         committer.markBatchFinished();
         lastBatchNanos.set(System.nanoTime());
+    }
+
+    /** The mapped value: the SMT's UTF-8 bytes as they are ({@code value.format=bytes}), or a String's. */
+    private static byte[] valueBytes(Object value) {
+        if (value == null || value instanceof byte[]) {
+            return (byte[]) value;
+        }
+        return value.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /** The fence's headers and a new W3C trace for the record: the trace of an event starts at capture. */
