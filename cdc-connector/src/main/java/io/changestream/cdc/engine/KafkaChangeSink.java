@@ -40,6 +40,8 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
 
     /** Header with the capture time (epoch ms) the SMT read from Debezium's envelope. */
     static final String CAPTURED_HEADER = ChangeEventTransform.CAPTURED_HEADER;
+    /** The SMT's headers ({@code cs.outcome}, {@code cs.table}, …), passed on to Kafka as on Connect. */
+    private static final String SMT_HEADER_PREFIX = "cs.";
     /** A capture time: epoch milliseconds (compiled once: it is checked for every row). */
     private static final Pattern CAPTURE_TIME = Pattern.compile("\\d{1,18}");
 
@@ -75,7 +77,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
             Outcome outcome = outcome(record);
             if (outcome != null && outcome.isProduced()) {
                 acks.add(producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
-                        (String) record.key(), valueBytes(record.value()), headers())));
+                        (String) record.key(), valueBytes(record.value()), headers(record))));
             }
         }
         awaitAcks(acks, start, records);
@@ -95,10 +97,24 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         return value.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The fence's headers and a new W3C trace for the record: the trace of an event starts at capture. */
-    private List<org.apache.kafka.common.header.Header> headers() {
+    /**
+     * The fence's headers, the SMT's ({@code cs.outcome}, {@code cs.table}, {@code cs.position},
+     * {@code cs.captured.ms}: the same as on Kafka Connect) and its W3C trace (a new one when the record has none):
+     * the trace of an event starts at capture.
+     */
+    private List<org.apache.kafka.common.header.Header> headers(SourceRecord record) {
         List<org.apache.kafka.common.header.Header> headers = new ArrayList<>(fence.headers());
-        headers.add(new RecordHeader(TraceContext.HEADER, TraceContext.newTrace().headerValue()));
+        boolean traced = false;
+        for (Header header : record.headers()) {
+            String name = header.key();
+            if (header.value() != null && (name.startsWith(SMT_HEADER_PREFIX) || name.equals(TraceContext.HEADER))) {
+                headers.add(new RecordHeader(name, header.value().toString().getBytes(StandardCharsets.UTF_8)));
+                traced |= name.equals(TraceContext.HEADER);
+            }
+        }
+        if (!traced) {
+            headers.add(new RecordHeader(TraceContext.HEADER, TraceContext.newTrace().headerValue()));
+        }
         return headers;
     }
 

@@ -1,6 +1,7 @@
 package io.changestream.cdc.transform;
 
 import io.changestream.cdc.CdcException;
+import io.changestream.topics.trace.TraceContext;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -18,7 +19,9 @@ import org.apache.kafka.connect.transforms.Transformation;
  * use Connect's {@code StringConverter}). Records of other tables, heartbeats and tombstones pass through untouched.
  * Filtered and ignored rows are dropped ({@code skipped.records=drop}, for Connect) or passed on without key and value
  * but with the {@value #OUTCOME_HEADER} header ({@code mark}, what the embedded connector uses to count them and
- * commit their offsets). Every mapped record carries {@value #OUTCOME_HEADER} and {@value #TABLE_HEADER}.
+ * commit their offsets). Every mapped record carries {@value #OUTCOME_HEADER}, {@value #TABLE_HEADER},
+ * {@value #POSITION_HEADER} and {@value #CAPTURED_HEADER}; a produced one also a new W3C {@code traceparent} (a trace
+ * per event, started at capture), so Connect and the embedded connector write the same headers.
  *
  * <p>Settings: see {@link TransformSettings}, plus {@value #VALUE_FORMAT}: {@code string} (the default: a String value
  * with {@link Schema#STRING_SCHEMA}, for Connect's {@code StringConverter}) or {@code bytes} (the UTF-8 JSON as a
@@ -94,6 +97,10 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
         headers.addString(CAPTURED_HEADER, Long.toString(row.captureTimeMs()));
         Long timestamp = row.commitTimeMs() != null ? row.commitTimeMs() : record.timestamp();
         if (mapping.outcome().isProduced()) {
+            if (headers.lastWithName(TraceContext.HEADER) == null) {
+                // the trace of an event starts at capture, on Connect as in the embedded connector
+                headers.addString(TraceContext.HEADER, TraceContext.newTrace().format());
+            }
             return bytesValue
                     ? record.newRecord(mapping.topic(), null, Schema.STRING_SCHEMA, mapping.key(), Schema.BYTES_SCHEMA,
                             mapping.value(), timestamp, headers)
