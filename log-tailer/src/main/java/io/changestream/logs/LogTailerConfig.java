@@ -1,6 +1,8 @@
 package io.changestream.logs;
 
 import io.changestream.logs.engine.StreamSettings;
+import io.changestream.logs.limits.CallerLimits;
+import io.changestream.logs.source.ReadLimits;
 import io.changestream.logs.source.AirflowSettings;
 import io.changestream.logs.source.ObjectStoreSettings;
 import io.changestream.logs.source.PathNames;
@@ -57,7 +59,13 @@ import java.util.TreeMap;
  * @param replayQueue          {@code kafka.replayQueue} (1000): replays waiting at most; more are served truncated
  * @param producerMaxBlock     {@code kafka.producerMaxBlockMillis} (100): how long a poll may block on a full
  *                             producer buffer
- * @param stream               {@code stream.*}: the 14 stream limits and the heartbeat ({@link StreamSettings})
+ * @param stream               {@code stream.*}: the 15 stream limits and the heartbeat ({@link StreamSettings})
+ * @param s3Limits             {@code s3.maxActiveRuns} (100), {@code s3.maxConcurrentReads} (32),
+ *                             {@code s3.maxResponseBytes} (8 MiB): the object store's bounds ({@link ReadLimits})
+ * @param airflowLimits        {@code airflow.maxActiveRuns} (50), {@code airflow.maxConcurrentReads} (8),
+ *                             {@code airflow.maxResponseBytes} (8 MiB): the Airflow plugin's bounds
+ * @param callerLimits         {@code limits.*}: connections and runs per token and per client address
+ *                             ({@link CallerLimits})
  */
 public record LogTailerConfig(
         String httpHost,
@@ -81,7 +89,10 @@ public record LogTailerConfig(
         int replayThreads,
         int replayQueue,
         Duration producerMaxBlock,
-        StreamSettings stream) {
+        StreamSettings stream,
+        ReadLimits s3Limits,
+        ReadLimits airflowLimits,
+        CallerLimits callerLimits) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "LOG_TAILER_";
@@ -128,6 +139,7 @@ public record LogTailerConfig(
         require(replayQueue > 0, "kafka.replayQueue must be > 0, was " + replayQueue);
         require(producerMaxBlock != null && producerMaxBlock.toMillis() > 0, "kafka.producerMaxBlockMillis must be > 0");
         require(stream != null, "stream settings are required");
+        require(s3Limits != null && airflowLimits != null && callerLimits != null, "limits are required");
     }
 
     /** True when a Kafka cluster is configured (replay topic and run-state view). */
@@ -160,7 +172,8 @@ public record LogTailerConfig(
                 + kafkaBootstrap + ", kafkaClient=" + masked + ", kafkaNamespace=" + kafkaNamespace
                 + ", kafkaStateDir=" + kafkaStateDir + ", instanceId=" + instanceId + ", replayIndexWait="
                 + replayIndexWait + ", replayThreads=" + replayThreads + ", replayQueue=" + replayQueue
-                + ", producerMaxBlock=" + producerMaxBlock + ", stream=" + stream + "]";
+                + ", producerMaxBlock=" + producerMaxBlock + ", stream=" + stream + ", s3Limits=" + s3Limits
+                + ", airflowLimits=" + airflowLimits + ", callerLimits=" + callerLimits + "]";
     }
 
     /** Reads {@code file} and applies the process environment's overrides. */
@@ -204,7 +217,8 @@ public record LogTailerConfig(
                 s.longValue("stream.maxPendingBytesPerClient", d.maxPendingBytesPerClient()),
                 s.integer("stream.maxActiveRuns", d.maxActiveRuns()),
                 s.integer("stream.maxActiveConnections", d.maxActiveConnections()),
-                s.longValue("stream.heartbeatSeconds", d.heartbeatSeconds()));
+                s.longValue("stream.heartbeatSeconds", d.heartbeatSeconds()),
+                s.longValue("stream.maxPendingBytesTotal", d.maxPendingBytesTotal()));
         int port = s.integer("http.port", 8590);
         String storage = s.string("storage.root", "");
         ObjectStoreSettings objectStore = objectStore(s);
@@ -238,7 +252,25 @@ public record LogTailerConfig(
                 s.integer("kafka.replayThreads", 2),
                 s.integer("kafka.replayQueue", 1000),
                 Duration.ofMillis(s.longValue("kafka.producerMaxBlockMillis", 100)),
-                stream);
+                stream,
+                readLimits(s, ReadLimits.s3Defaults()),
+                readLimits(s, ReadLimits.airflowDefaults()),
+                callerLimits(s));
+    }
+
+    private static ReadLimits readLimits(Settings s, ReadLimits d) {
+        String k = d.kind();
+        return new ReadLimits(k, s.integer(k + ".maxActiveRuns", d.maxActiveRuns()),
+                s.integer(k + ".maxConcurrentReads", d.maxConcurrentReads()),
+                s.longValue(k + ".maxResponseBytes", d.maxResponseBytes()));
+    }
+
+    private static CallerLimits callerLimits(Settings s) {
+        CallerLimits d = CallerLimits.defaults();
+        return new CallerLimits(s.integer("limits.maxConnectionsPerToken", d.maxConnectionsPerToken()),
+                s.integer("limits.maxRunsPerToken", d.maxRunsPerToken()),
+                s.integer("limits.maxConnectionsPerAddress", d.maxConnectionsPerAddress()),
+                s.integer("limits.maxRunsPerAddress", d.maxRunsPerAddress()));
     }
 
     private static ObjectStoreSettings objectStore(Settings s) {

@@ -13,6 +13,7 @@ import io.changestream.logs.http.PipelineRegistry;
 import io.changestream.logs.kafka.KafkaChunkPublisher;
 import io.changestream.logs.kafka.KafkaReplayer;
 import io.changestream.logs.kafka.KafkaViews;
+import io.changestream.logs.limits.CallerQuotas;
 import io.changestream.logs.source.SourceResolver;
 import io.changestream.logs.source.StorageWatcher;
 import io.changestream.topics.TopicCatalog;
@@ -100,11 +101,13 @@ public final class LogTailerServer implements AutoCloseable {
         manager = new TailerManager(config.stream(), Ticker.SYSTEM, states, publisher, replayer, replays, changes,
                 metrics);
         closeables.add(0, manager);
-        SourceResolver sources = new SourceResolver(config.storageRoot(), config.objectStore(), config.airflow());
+        SourceResolver sources = new SourceResolver(config.storageRoot(), config.objectStore(), config.airflow(),
+                config.s3Limits(), config.airflowLimits());
         closeables.add(sources);
         PipelineRegistry pipelines = new PipelineRegistry(config.pipelineIds(), config.knownPipelines(), sources,
                 states);
-        LogsApiServlet api = new LogsApiServlet(new BearerAuth(config.authTokens()), pipelines, sources, manager);
+        LogsApiServlet api = new LogsApiServlet(new BearerAuth(config.authTokens()), pipelines, sources, manager,
+                new CallerQuotas(config.callerLimits()));
         byte[] page = resource("/ui/logs.html");
         app = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;

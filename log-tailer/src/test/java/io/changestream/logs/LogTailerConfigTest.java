@@ -142,4 +142,31 @@ class LogTailerConfigTest {
                 () -> LogTailerConfig.from(p, Map.of()));
         assertTrue(e.getMessage().contains("kafka.replayThread"), e.getMessage());
     }
+
+    @Test
+    void theLimitsPerCallerBackendAndViewerAreReadWithTheirDefaultsAndNamedWhenInvalid() {
+        LogTailerConfig defaults = LogTailerConfig.from(minimal(), Map.of());
+        assertEquals(io.changestream.logs.limits.CallerLimits.defaults(), defaults.callerLimits());
+        assertEquals(io.changestream.logs.source.ReadLimits.s3Defaults(), defaults.s3Limits());
+        assertEquals(io.changestream.logs.source.ReadLimits.airflowDefaults(), defaults.airflowLimits());
+        assertEquals(64 << 10, defaults.stream().maxPendingBytesPerClient());
+        assertEquals(256L << 20, defaults.stream().maxPendingBytesTotal());
+        Properties p = minimal();
+        p.setProperty("limits.maxRunsPerToken", "3");
+        p.setProperty("airflow.maxResponseBytes", "1000");
+        LogTailerConfig config = LogTailerConfig.from(p, Map.of("LOG_TAILER_S3_MAXCONCURRENTREADS", "4",
+                "LOG_TAILER_STREAM_MAXPENDINGBYTESTOTAL", "1048576"));
+        assertEquals(3, config.callerLimits().maxRunsPerToken());
+        assertEquals(1000, config.airflowLimits().maxResponseBytes());
+        assertEquals(4, config.s3Limits().maxConcurrentReads());
+        assertEquals(1 << 20, config.stream().maxPendingBytesTotal());
+        Properties bad = minimal();
+        bad.setProperty("stream.maxPendingBytesTotal", "1000");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> LogTailerConfig.from(bad, Map.of()))
+                .getMessage().contains("stream.maxPendingBytesTotal (1000) must be >= stream.maxPendingBytesPerClient"));
+        Properties badRuns = minimal();
+        badRuns.setProperty("s3.maxActiveRuns", "0");
+        assertEquals("s3.maxActiveRuns must be > 0, was 0", assertThrows(IllegalArgumentException.class,
+                () -> LogTailerConfig.from(badRuns, Map.of())).getMessage());
+    }
 }

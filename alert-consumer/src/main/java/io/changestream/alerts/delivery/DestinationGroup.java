@@ -17,7 +17,8 @@ import java.util.Set;
 /**
  * One send of a subscription, grouped like the platform: the e-mail destinations of a subscription become one message
  * to the union of their receivers; the other destinations of one type that share an endpoint become one request.
- * Change events go to every type but OpenLineage; run statuses only to OpenLineage. The platform-internal types
+ * Change events go to every type but OpenLineage; run statuses only to OpenLineage and to destinations of category
+ * DownstreamOwners (impact alerts, issue 28). The platform-internal types
  * (ActivityFeed, GovernanceWorkflowChangeEvent) are not delivered by this service and are left out. Immutable.
  *
  * @param key         stable key of the group within its subscription (type and first member)
@@ -44,7 +45,7 @@ public record DestinationGroup(String key, SubscriptionDestination destination, 
         List<SubscriptionDestination> active = subscription.activeDestinations();
         for (int i = 0; i < active.size(); i++) {
             SubscriptionDestination d = active.get(i);
-            if (NOT_DELIVERED.contains(d.type()) || runStatus != (d.type() == SubscriptionType.OPEN_LINEAGE)) {
+            if (NOT_DELIVERED.contains(d.type()) || runStatus != takesRunStatuses(d)) {
                 continue;
             }
             String by = d.type() == SubscriptionType.EMAIL ? "" : endpoint(d.config());
@@ -59,6 +60,12 @@ public record DestinationGroup(String key, SubscriptionDestination destination, 
             groups.add(new DestinationGroup(first.type().name() + ":" + ids.get(0), send, ids));
         });
         return groups;
+    }
+
+    /** Whether a destination takes run statuses (OpenLineage, impact alerts) rather than change events. */
+    static boolean takesRunStatuses(SubscriptionDestination d) {
+        return d.type() == SubscriptionType.OPEN_LINEAGE
+                || d.category() == io.changestream.topics.model.SubscriptionCategory.DOWNSTREAM_OWNERS;
     }
 
     /**

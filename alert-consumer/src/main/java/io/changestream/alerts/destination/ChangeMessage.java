@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.impact.Impact;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.FieldChange;
@@ -50,6 +51,19 @@ public record ChangeMessage(String title, String entity, String who, String when
                 + ": " + run.pipelineFqn(), "ingestionPipeline " + run.pipelineFqn(), "pipeline run " + run.runId(),
                 Instant.ofEpochMilli(run.timestamp()).toString(), List.of(),
                 link(settings, "ingestionPipeline", run.pipelineFqn()));
+    }
+
+    /**
+     * The message of a failed run to the owners of what it hurts: the impacted assets (the first {@code top}, the rest
+     * counted), or why they are not known.
+     */
+    public static ChangeMessage of(PipelineRunStatus run, MessageSettings settings, Impact impact, int top) {
+        ChangeMessage plain = of(run, settings);
+        String count = impact.status() == Impact.Status.RESOLVED ? " — " + impact.total() + " impacted asset"
+                + (impact.total() == 1 ? "" : "s") : impact.status() == Impact.Status.UNAVAILABLE
+                ? " — impact unknown" : "";
+        return new ChangeMessage(plain.title() + count, plain.entity(), plain.who(), plain.when(),
+                impact.lines(top), plain.link());
     }
 
     /** The changes as one text block, lines separated by newlines. */

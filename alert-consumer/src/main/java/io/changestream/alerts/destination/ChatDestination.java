@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
 import java.util.Objects;
@@ -16,11 +17,18 @@ public final class ChatDestination implements Destination {
     private final ChatFormat format;
     private final HttpSender sender;
     private final MessageSettings messages;
+    private final ImpactResolver impact;
 
     public ChatDestination(ChatFormat format, HttpSender sender, MessageSettings messages) {
+        this(format, sender, messages, null);
+    }
+
+    /** With the failure impact for destinations of category DownstreamOwners (null: none). */
+    public ChatDestination(ChatFormat format, HttpSender sender, MessageSettings messages, ImpactResolver impact) {
         this.format = Objects.requireNonNull(format, "format");
         this.sender = Objects.requireNonNull(sender, "sender");
         this.messages = Objects.requireNonNull(messages, "messages");
+        this.impact = impact;
     }
 
     @Override
@@ -36,8 +44,15 @@ public final class ChatDestination implements Destination {
     /** Sends over the asynchronous HTTP client; {@code blocking} is not used. */
     @Override
     public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
-        ChangeMessage message = request.event() != null ? ChangeMessage.of(request.event(), messages)
-                : ChangeMessage.of(request.runStatus(), messages);
+        if (Impacts.wanted(request, impact)) {
+            return Impacts.sendWith(request, impact, known -> send(request, ChangeMessage.of(
+                    request.runStatus(), messages, known, impact.settings().topAssets())));
+        }
+        return send(request, request.event() != null ? ChangeMessage.of(request.event(), messages)
+                : ChangeMessage.of(request.runStatus(), messages));
+    }
+
+    private CompletionStage<DeliveryResult> send(DeliveryRequest request, ChangeMessage message) {
         WebhookPost post = WebhookPost.prepare(request.destination(),
                 () -> Json.mapper().writeValueAsBytes(format.render(message)), "cannot render the message: ");
         if (post.refused() != null) {

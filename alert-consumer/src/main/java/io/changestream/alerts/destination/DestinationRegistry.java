@@ -1,6 +1,7 @@
 package io.changestream.alerts.destination;
 
 import io.changestream.alerts.destination.lineage.OpenLineageDestination;
+import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.core.instrument.Counter;
@@ -48,6 +49,7 @@ public final class DestinationRegistry implements AutoCloseable {
             SubscriptionType.class);
     private final HttpSender sender;
     private final OpenLineageDestination lineage;
+    private final ImpactResolver impact;
     private final DestinationRateLimiter limiter;
     private final MeterRegistry meters;
     private final DestinationConcurrency concurrency;
@@ -86,15 +88,19 @@ public final class DestinationRegistry implements AutoCloseable {
         blocking.allowCoreThreadTimeOut(true);
         this.sender = new HttpSender(settings.http(), clock, concurrency.maxConnectionsPerHost());
         this.limiter = new DestinationRateLimiter(settings.rateLimits(), clock);
-        this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer);
-        WebhookDestination webhook = new WebhookDestination(sender, clock);
+        // the platform's lineage is asked only with a bot token (its API refuses callers without one) and while
+        // impact.states names a state (empty = off); otherwise run statuses map as before
+        this.impact = settings.platform().bearerToken() == null || settings.impact().states().isEmpty() ? null
+                : new ImpactResolver(settings.impact(), settings.platform(), clock);
+        this.lineage = new OpenLineageDestination(settings.lineage(), sender, lineageProducer, impact);
+        WebhookDestination webhook = new WebhookDestination(sender, clock, impact);
         List<Destination> all = new ArrayList<>(List.of(webhook,
-                new ChatDestination(ChatFormat.SLACK, sender, settings.messages()),
-                new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages()),
-                new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages()),
+                new ChatDestination(ChatFormat.SLACK, sender, settings.messages(), impact),
+                new ChatDestination(ChatFormat.MS_TEAMS, sender, settings.messages(), impact),
+                new ChatDestination(ChatFormat.G_CHAT, sender, settings.messages(), impact),
                 lineage));
         EmailDestination email = settings.smtp() == null ? null : new EmailDestination(settings.smtp(),
-                settings.messages(), new EmailReceivers(new PlatformDirectory(settings.platform(), clock)));
+                settings.messages(), new EmailReceivers(new PlatformDirectory(settings.platform(), clock)), impact);
         if (email != null) {
             all.add(email);
         }
@@ -286,6 +292,7 @@ public final class DestinationRegistry implements AutoCloseable {
             default -> sender.guard().check(WebhookConfig.parse(destination.config()).endpoint(), "config.endpoint");
         }
         limiter.limitOf(destination);
+        OpenLineageDestination.tiers(destination.config(), java.util.Set.of());
     }
 
     /**
@@ -301,6 +308,14 @@ public final class DestinationRegistry implements AutoCloseable {
             throw new DestinationConfigException(field, "timeout + readTimeout is " + total + " s, more than "
                     + maxRequestTime.toSeconds() + " s (delivery.maxRequestTime): no request may take longer");
         }
+    }
+
+    /**
+     * The failure-impact resolver the destinations share (the filter's tag lookup uses it too), or null when the
+     * platform has no {@code destinations.platform.bearerToken} or {@code impact.states} is empty.
+     */
+    public ImpactResolver impact() {
+        return impact;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.impact.ImpactSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
 import java.util.Objects;
 
@@ -12,11 +13,19 @@ import java.util.Objects;
  * @param smtp     the SMTP server, or null when e-mail destinations are not offered
  * @param lineage    OpenLineage settings
  * @param rateLimits per-destination rate limits
- * @param platform   the platform's API, for e-mail receivers by role
+ * @param platform   the platform's API, for e-mail receivers by role and the failure impact
+ * @param impact     how the failure impact of a run is resolved from the platform's lineage (issue 28)
  */
 public record DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
                                   SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits,
-                                  PlatformSettings platform) {
+                                  PlatformSettings platform, ImpactSettings impact) {
+
+    /** With the default impact settings. */
+    public DestinationSettings(HttpSettings http, MessageSettings messages, CircuitBreakerSettings breaker,
+                               SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits,
+                               PlatformSettings platform) {
+        this(http, messages, breaker, smtp, lineage, rateLimits, platform, ImpactSettings.DEFAULTS);
+    }
 
     /** Production defaults without e-mail. */
     public static final DestinationSettings DEFAULTS = new DestinationSettings(HttpSettings.DEFAULTS,
@@ -43,5 +52,6 @@ public record DestinationSettings(HttpSettings http, MessageSettings messages, C
         Objects.requireNonNull(lineage, "destinations.lineage is required");
         Objects.requireNonNull(rateLimits, "destinations.rateLimit is required");
         Objects.requireNonNull(platform, "destinations.platform is required");
+        Objects.requireNonNull(impact, "impact is required");
     }
 }

@@ -1,5 +1,8 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.impact.Impact;
+import io.changestream.alerts.impact.ImpactResolver;
+import io.changestream.topics.model.SubscriptionCategory;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
@@ -38,6 +41,7 @@ public final class EmailDestination implements Destination {
     private final MessageSettings messages;
     private final Session session;
     private final EmailReceivers receivers;
+    private final ImpactResolver impact;
 
     /** Explicit receivers only (roles resolve to their listed addresses). */
     public EmailDestination(SmtpSettings smtp, MessageSettings messages) {
@@ -46,6 +50,13 @@ public final class EmailDestination implements Destination {
 
     /** Receivers by role through the platform's directory. */
     public EmailDestination(SmtpSettings smtp, MessageSettings messages, EmailReceivers receivers) {
+        this(smtp, messages, receivers, null);
+    }
+
+    /** Receivers by role, and the failure impact for category DownstreamOwners (null: none). */
+    public EmailDestination(SmtpSettings smtp, MessageSettings messages, EmailReceivers receivers,
+                            ImpactResolver impact) {
+        this.impact = impact;
         this.smtp = Objects.requireNonNull(smtp, "smtp");
         this.messages = Objects.requireNonNull(messages, "messages");
         this.receivers = receivers;
@@ -90,8 +101,9 @@ public final class EmailDestination implements Destination {
     @Override
     public DeliveryResult deliver(DeliveryRequest request) {
         List<InternetAddress> to;
+        Impact known = Impacts.wanted(request, impact) ? Impacts.of(request, impact).join() : null;
         try {
-            to = receiversOf(request);
+            to = receiversOf(request, known);
         } catch (DestinationConfigException e) {
             return DeliveryResult.permanent(e.getMessage());
         } catch (PlatformUnavailableException e) {
@@ -101,6 +113,7 @@ public final class EmailDestination implements Destination {
             return DeliveryResult.skipped("the destination's receivers and roles select nobody for this event");
         }
         ChangeMessage m = request.event() != null ? ChangeMessage.of(request.event(), messages)
+                : known != null ? ChangeMessage.of(request.runStatus(), messages, known, impact.settings().topAssets())
                 : ChangeMessage.of(request.runStatus(), messages);
         return send(to, "[" + request.subscription().name() + "] " + m.title(), plain(m), html(m),
                 request.idempotencyKey());
@@ -111,14 +124,24 @@ public final class EmailDestination implements Destination {
      * subscription resolved by category; empty when roles resolve to nobody.
      */
     List<InternetAddress> receiversOf(DeliveryRequest request) {
+        return receiversOf(request, null);
+    }
+
+    /**
+     * The receivers of a request; for a run status only the DownstreamOwners destinations count (the owners of the
+     * impacted assets), for a change event all others.
+     */
+    List<InternetAddress> receiversOf(DeliveryRequest request, Impact known) {
         if (receivers == null) {
             return receivers(request.destination().config());
         }
+        boolean run = request.runStatus() != null;
         List<SubscriptionDestination> all = request.subscription().activeDestinations().stream()
-                .filter(d -> d.type() == SubscriptionType.EMAIL).toList();
+                .filter(d -> d.type() == SubscriptionType.EMAIL)
+                .filter(d -> run == (d.category() == SubscriptionCategory.DOWNSTREAM_OWNERS)).toList();
         all.forEach(EmailReceivers::validate);
         return List.copyOf(receivers.resolve(all.isEmpty() ? List.of(request.destination()) : all,
-                request.event()));
+                request.event(), known));
     }
 
     /** Sends one composed message (plain and HTML alternatives) to the receivers. */

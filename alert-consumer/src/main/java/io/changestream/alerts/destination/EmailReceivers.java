@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.impact.Impact;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.FieldChange;
@@ -61,6 +62,13 @@ public final class EmailReceivers {
                     addresses(list);
                 }
             }
+            case DOWNSTREAM_OWNERS -> {
+                if (list == null || !list.isArray() || list.isEmpty()) {
+                    throw new DestinationConfigException("config.receivers", "at least one e-mail address is "
+                            + "required: they get the alert also when the impact or its owners are unknown");
+                }
+                addresses(list);
+            }
             default -> {
                 if (list == null || !list.isArray() || list.isEmpty()) {
                     throw new DestinationConfigException("config.receivers", "at least one e-mail address is required");
@@ -72,9 +80,23 @@ public final class EmailReceivers {
 
     /** The union of the addresses of the destinations for an event (null for a run status). */
     public Set<InternetAddress> resolve(List<SubscriptionDestination> destinations, ChangeEvent event) {
+        return resolve(destinations, event, null);
+    }
+
+    /**
+     * The union of the addresses of the destinations for an event (null for a run status), with the failure impact
+     * of a run for DownstreamOwners destinations: the owners of the impacted assets (users and teams, as Owners are
+     * resolved) plus the listed {@code receivers}. An owner whose address the platform cannot say now is left out
+     * (the listed receivers still get the alert on time); an unknown impact reaches the listed receivers only.
+     */
+    public Set<InternetAddress> resolve(List<SubscriptionDestination> destinations, ChangeEvent event, Impact impact) {
         Set<String> emails = new LinkedHashSet<>();
         for (SubscriptionDestination d : destinations) {
-            emails.addAll(of(d, event));
+            if (d.category() == SubscriptionCategory.DOWNSTREAM_OWNERS) {
+                emails.addAll(downstreamOwners(d, impact));
+            } else {
+                emails.addAll(of(d, event));
+            }
         }
         Set<InternetAddress> out = new LinkedHashSet<>();
         for (String email : emails) {
@@ -113,6 +135,30 @@ public final class EmailReceivers {
                 }
             }
             default -> out.addAll(named);
+        }
+        return out;
+    }
+
+    private List<String> downstreamOwners(SubscriptionDestination d, Impact impact) {
+        List<String> out = new ArrayList<>();
+        JsonNode list = d.config() == null ? null : d.config().get("receivers");
+        if (list != null && list.isArray()) {
+            list.forEach(r -> out.add(r.asText()));
+        }
+        if (impact == null) {
+            return out;
+        }
+        for (Impact.Owner owner : impact.owners()) {
+            boolean team = "team".equals(owner.type());
+            try {
+                if (owner.id() != null) {
+                    out.addAll(team ? platform.teamById(owner.id()) : platform.userById(owner.id()));
+                } else if (owner.name() != null) {
+                    out.addAll(team ? platform.teamByName(owner.name()) : platform.userByName(owner.name()));
+                }
+            } catch (PlatformUnavailableException e) {
+                // this owner's address is unknown now; the alert is not delayed for it
+            }
         }
         return out;
     }

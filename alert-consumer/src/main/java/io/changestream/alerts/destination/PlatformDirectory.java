@@ -121,6 +121,16 @@ public final class PlatformDirectory {
             Thread.currentThread().interrupt();
             throw new PlatformUnavailableException("interrupted while calling the platform API");
         }
+        return answer(response, path);
+    }
+
+    /**
+     * The JSON of a platform answer to a GET of {@code path}: null on 404.
+     *
+     * @throws PlatformUnavailableException for any other status than 200 or unreadable JSON (the path without its
+     *                                      query in the message)
+     */
+    public static JsonNode answer(HttpResponse<String> response, String path) {
         int status = response.statusCode();
         if (status == 404) {
             return null;
@@ -141,7 +151,8 @@ public final class PlatformDirectory {
         return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
     }
 
-    private static String pathOnly(String path) {
+    /** A path without its query. */
+    public static String pathOnly(String path) {
         int q = path.indexOf('?');
         return q < 0 ? path : path.substring(0, q);
     }

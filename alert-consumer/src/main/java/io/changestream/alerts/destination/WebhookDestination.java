@@ -1,5 +1,7 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.lineage.OpenLineageDestination;
+import io.changestream.alerts.impact.ImpactResolver;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -46,6 +48,7 @@ public final class WebhookDestination implements Destination {
 
     private final HttpSender sender;
     private final Clock clock;
+    private final ImpactResolver impact;
     private final ObjectMapper mapper = Json.mapper();
     /** Events' JSON by identity, so the pairs of one event share it. */
     private final IdentityMemo<Object, byte[]> serialized = new IdentityMemo<>(EVENT_JSON_SLOTS, json -> json.length,
@@ -58,8 +61,17 @@ public final class WebhookDestination implements Destination {
 
     /** With the clock that stamps {@code webhook-timestamp}. */
     public WebhookDestination(HttpSender sender, Clock clock) {
+        this(sender, clock, null);
+    }
+
+    /**
+     * With the failure impact for destinations of category DownstreamOwners: their run-status body carries it as
+     * {@code impact} (null: none).
+     */
+    public WebhookDestination(HttpSender sender, Clock clock, ImpactResolver impact) {
         this.sender = Objects.requireNonNull(sender, "sender");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.impact = impact;
     }
 
     @Override
@@ -75,8 +87,20 @@ public final class WebhookDestination implements Destination {
     /** Sends over the asynchronous HTTP client; {@code blocking} is not used. */
     @Override
     public CompletionStage<DeliveryResult> deliverAsync(DeliveryRequest request, Executor blocking) {
-        WebhookPost post = WebhookPost.prepare(request.destination(), () -> body(request),
-                "cannot serialize the event: ");
+        if (Impacts.wanted(request, impact)) {
+            return Impacts.sendWith(request, impact, known -> {
+                com.fasterxml.jackson.databind.node.ObjectNode run = mapper.valueToTree(request.runStatus());
+                run.set("impact", mapper.valueToTree(known.describe(OpenLineageDestination.tiers(
+                        request.destination().config(), impact.settings().tiers()),
+                        impact.settings().downstreamDepth())));
+                return send(request, () -> body(request, run));
+            });
+        }
+        return send(request, () -> body(request, request.event() != null ? request.event() : request.runStatus()));
+    }
+
+    private CompletionStage<DeliveryResult> send(DeliveryRequest request, WebhookPost.Body body) {
+        WebhookPost post = WebhookPost.prepare(request.destination(), body, "cannot serialize the event: ");
         if (post.refused() != null) {
             return CompletableFuture.completedFuture(post.refused());
         }
@@ -91,7 +115,11 @@ public final class WebhookDestination implements Destination {
      * subscriptions of one event serialize it once.
      */
     byte[] body(DeliveryRequest request) throws JsonProcessingException {
-        byte[] json = eventJson(request.event() != null ? request.event() : request.runStatus());
+        return body(request, request.event() != null ? request.event() : request.runStatus());
+    }
+
+    private byte[] body(DeliveryRequest request, Object event) throws JsonProcessingException {
+        byte[] json = eventJson(event);
         byte[] id = jsonString(request.subscription().id());
         byte[] name = jsonString(request.subscription().name());
         byte[] body = new byte[json.length + (json.length > 2 ? 1 : 0) + SUBSCRIPTION_ID_FIELD.length + id.length

@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
  * The filters and triggers changestream can compile, with the platform's names, conditions and argument names
  * (pinned in the platform's {@code AlertCatalogTest}). Definitions whose functions changestream does not implement
  * (conversation mentions, test-suite membership, data contracts) are absent, so a request naming them is refused
- * with 400. Immutable; any thread.
+ * with 400. One is changestream's own: {@code filterByTag} ({@code tagList}) → {@code matchAnyTag}. Immutable; any thread.
  */
 public final class FilterCatalog {
 
@@ -24,6 +24,8 @@ public final class FilterCatalog {
             def("filterByUpdaterName", "matchUpdatedBy(${updateByUserList})", "updateByUserList"),
             def("filterByFieldChange", "matchAnyFieldChange(${fieldChangeList})", "fieldChangeList"),
             def("filterByDomain", "matchAnyDomain(${domainList})", "domainList"),
+            // changestream's extension (decision 2801): the platform's alerts have no tag filter
+            def("filterByTag", "matchAnyTag(${tagList})", "tagList"),
             def("filterByGeneralMetadataEvents", "matchAnyFieldChange({'description', 'tags'})"),
             def("filterByUpdaterIsBot", "isBot()"),
             def("GetTableSchemaChanges", "matchAnyFieldChange({'columns','dataModel','joins'})"),

@@ -183,6 +183,35 @@ public enum FilterFunction {
                             || values.contains(EventFacts.text(domain, "id")));
         }
     },
+    /**
+     * changestream's extension (decision 2801): the entity has a tag (classification tag, tier or glossary term) whose
+     * FQN is one of the list ({@code entity.tags[].tagFQN}, exact, case-insensitive). An ingestion pipeline whose
+     * event carries no tags (a run status) is looked up through {@link FilterSettings#tags()}; when the platform
+     * cannot say in time, the pipeline counts as tagged, so the failure of a critical pipeline is never dropped.
+     */
+    MATCH_ANY_TAG("matchAnyTag", Arity.LIST) {
+        @Override
+        boolean apply(EventFacts facts, List<String> values) {
+            JsonNode entity = facts.entity();
+            JsonNode tags = entity == null ? null : entity.get("tags");
+            if (tags != null && tags.isArray()) {
+                for (JsonNode tag : tags) {
+                    if (anyIgnoreCase(values, EventFacts.text(tag, "tagFQN"))) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            if (!"ingestionPipeline".equals(facts.event().entityType())
+                    || facts.settings().tags() == EntityTags.NONE) {
+                return false;
+            }
+            String fqn = EventFacts.text(entity, "fullyQualifiedName");
+            Optional<List<String>> looked = facts.settings().tags().tags(facts.event().entityType(),
+                    fqn != null ? fqn : facts.event().entityFullyQualifiedName());
+            return looked.map(list -> list.stream().anyMatch(t -> anyIgnoreCase(values, t))).orElse(true);
+        }
+    },
     /** The user who made the change is a bot ({@link FilterSettings}). */
     IS_BOT("isBot", Arity.NONE) {
         @Override

@@ -1,6 +1,7 @@
 package io.changestream.alerts.service;
 
 import io.changestream.alerts.destination.DestinationRegistry;
+import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.alerts.digest.DigestFlusher;
 import io.changestream.alerts.ledger.DeliveryLedger;
@@ -114,7 +115,10 @@ public final class AlertService implements AutoCloseable {
         DestinationRegistry destinations = new DestinationRegistry(config.destinations(), config.delivery(), clock,
                 meters, producer);
         parts.push(destinations);
-        store = SubscriptionStore.start(config.subscriptions(), config.filter(), clock);
+        // matchAnyTag finds a run's pipeline tags through the impact resolver (issue 28)
+        FilterSettings filter = destinations.impact() == null ? config.filter()
+                : config.filter().withTags(destinations.impact());
+        store = SubscriptionStore.start(config.subscriptions(), filter, clock);
         parts.push(store);
         store.bindTo(meters);
         status = DeliveryStatusView.start(config.status(), config.kafka());
@@ -126,7 +130,7 @@ public final class AlertService implements AutoCloseable {
             }
         });
         SubscriptionService subscriptions = new SubscriptionService(new SubscriptionFactory(destinations,
-                config.filter(), config.admin().quotas(), clock), store, config.admin().quotas());
+                filter, config.admin().quotas(), clock), store, config.admin().quotas());
         // records a caller waits for (retry path, digest flushes) go out on the linger-0 producer at once
         ledger = new DeliveryLedger(config.ledger(), ledgerProducer, producer, config.kafka(), meters, clock);
         parts.push(ledger);

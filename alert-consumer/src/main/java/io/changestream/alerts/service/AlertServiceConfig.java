@@ -13,6 +13,7 @@ import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
+import io.changestream.alerts.impact.ImpactSettings;
 import io.changestream.alerts.ledger.LedgerSettings;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.status.StatusSettings;
@@ -209,6 +210,19 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("lineage.gzipThresholdBytes", "16384", "OpenLineage HTTP bodies above this are gzipped"),
             new Setting("lineage.maxBatchEvents", "100", "most events in one OpenLineage batch request"),
             new Setting("lineage.batchWindow", "PT0.1S", "wait for more events to one batch endpoint, 0 = none"),
+            new Setting("impact.states", "failed,stopped", "run states whose downstream impact is resolved from "
+                    + "the platform's lineage (the platform's names)"),
+            new Setting("impact.timeout", "PT2S", "longest a delivery waits for the impact; then it goes out "
+                    + "without it and says so"),
+            new Setting("impact.downstreamDepth", "3", "lineage depth below each output of a run (1..10)"),
+            new Setting("impact.maxOutputs", "20", "most output assets of one pipeline looked at"),
+            new Setting("impact.maxNodes", "200", "most downstream assets kept; more are counted as truncated"),
+            new Setting("impact.cacheTtl", "PT1M", "how long a pipeline's resolved impact is reused"),
+            new Setting("impact.cacheMaxEntries", "10000", "most pipelines cached"),
+            new Setting("impact.topAssets", "10", "impacted assets listed by name in a message; the rest counted"),
+            new Setting("impact.tiers", "", "tiers the impact is limited to (e.g. Tier.Tier1,Tier.Tier2); empty = "
+                    + "every asset"),
+            new Setting("impact.tagLookupTimeout", "PT0.5S", "longest matchAnyTag waits for a run's pipeline tags"),
             new Setting("smtp.host", null, "SMTP host; unset = no e-mail destinations"),
             new Setting("smtp.port", "587", "SMTP port"),
             new Setting("smtp.username", null, "SMTP login"),
@@ -444,8 +458,14 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 v.get("destinations.platform.cacheTtl", Values::duration),
                 v.get("destinations.platform.cacheMaxEntries", Integer::parseInt),
                 PlatformSettings.DEFAULTS.maxAdminPages());
+        ImpactSettings impact = new ImpactSettings(v.get("impact.states", LineageSettings::parseStatuses),
+                v.get("impact.timeout", Values::duration), v.get("impact.downstreamDepth", Integer::parseInt),
+                v.get("impact.maxOutputs", Integer::parseInt), v.get("impact.maxNodes", Integer::parseInt),
+                v.get("impact.cacheTtl", Values::duration), v.get("impact.cacheMaxEntries", Integer::parseInt),
+                v.get("impact.topAssets", Integer::parseInt), v.get("impact.tiers", ImpactSettings::parseTiers),
+                v.get("impact.tagLookupTimeout", Values::duration));
         DestinationSettings destinations = new DestinationSettings(http, messages, breaker, smtp, lineage,
-                rateLimits, platform);
+                rateLimits, platform, impact);
         SubscriptionStoreSettings defaults = SubscriptionStoreSettings.of(catalog.subscriptions().name(), "unused");
         SubscriptionStoreSettings subscriptions = new SubscriptionStoreSettings(catalog.subscriptions().name(), kafka,
                 defaults.pollTimeout(), v.get("subscriptions.writeTimeout", Values::duration),

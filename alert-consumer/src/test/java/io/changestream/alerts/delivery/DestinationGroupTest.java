@@ -48,6 +48,21 @@ class DestinationGroupTest {
     }
 
     @Test
+    void downstreamOwnersDestinationsTakeRunStatusesAndNoChangeEvents() throws Exception {
+        SubscriptionDestination impact = new SubscriptionDestination("i1",
+                io.changestream.topics.model.SubscriptionCategory.DOWNSTREAM_OWNERS, SubscriptionType.SLACK,
+                json("{\"endpoint\": \"https://hooks.slack.example.com/x\"}"));
+        EventSubscription s = EventSubscription.builder("s", "n").destinations(List.of(
+                d("w1", SubscriptionType.WEBHOOK, "{\"endpoint\": \"https://hooks.example.com/1\"}"), impact,
+                d("l1", SubscriptionType.OPEN_LINEAGE, "{\"endpoint\": \"https://lineage.example.com\"}")))
+                .build();
+        assertEquals(List.of(List.of("w1")), DestinationGroup.of(s, false).stream()
+                .map(DestinationGroup::memberIds).toList());
+        assertEquals(List.of(List.of("i1"), List.of("l1")), DestinationGroup.of(s, true).stream()
+                .map(DestinationGroup::memberIds).toList());
+    }
+
+    @Test
     void disabledSubscriptionsAndDestinationsHaveNoGroups() throws Exception {
         SubscriptionDestination off = new SubscriptionDestination("w1", SubscriptionCategory.EXTERNAL,
                 SubscriptionType.WEBHOOK, null, null, false, json("{\"endpoint\": \"https://h.example.com\"}"), null,

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,12 +22,25 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A local stand-in for the platform's REST API, answering as its UserResource and TeamResource document:
- * {@code GET /api/v1/users/{id}}, {@code /api/v1/users/name/{name}}, {@code /api/v1/teams/{id}},
- * {@code /api/v1/teams/name/{name}} (the entity JSON, or 404 with {@code {"code":404,"message":…}}), and
- * {@code GET /api/v1/users?isAdmin=true&limit=…&after=…} ({@code {"data":[…],"paging":{"after":…,"total":…}}},
- * at most {@code limit} per page, {@code after} absent on the last page). Requires the bearer token (401 without).
- * {@link #unavailable(boolean)} makes it answer 503 to everything.
+ * A local stand-in for the platform's REST API, answering as its resources document:
+ * <ul>
+ *   <li>UserResource and TeamResource: {@code GET /api/v1/users/{id}}, {@code /api/v1/users/name/{name}},
+ *       {@code /api/v1/teams/{id}}, {@code /api/v1/teams/name/{name}} (the entity JSON, or 404 with
+ *       {@code {"code":404,"message":…}}), and {@code GET /api/v1/users?isAdmin=true&limit=…&after=…}
+ *       ({@code {"data":[…],"paging":{"after":…,"total":…}}}, at most {@code limit} per page, {@code after} absent on
+ *       the last page);</li>
+ *   <li>IngestionPipelineResource: {@code GET /api/v1/services/ingestionPipelines/name/{fqn}} (with
+ *       {@code pipelineType}, {@code service} as an entity reference, {@code sourceConfig}, {@code owners},
+ *       {@code tags});</li>
+ *   <li>the data-asset resources: {@code GET /api/v1/{tables|dashboards|topics|pipelines|…}/name/{fqn}} (with
+ *       {@code owners} as entity references and {@code tags} as tag labels), their lists filtered by
+ *       {@code ?service=} (by {@code ?database=} for tables) and {@code GET /api/v1/databases?service=};</li>
+ *   <li>LineageResource: {@code GET /api/v1/lineage/{entityType}/name/{fqn}?upstreamDepth=&downstreamDepth=}
+ *       ({@code EntityLineage}: {@code entity}, {@code nodes}, {@code upstreamEdges}, {@code downstreamEdges} of
+ *       {@code {fromEntity, toEntity}} ids, as deep as asked), 404 for an unknown entity.</li>
+ * </ul>
+ * Requires the bearer token (401 without). {@link #unavailable(boolean)} makes it answer 503 to everything,
+ * {@link #latency(Duration)} answer every request after a delay.
  */
 public final class PlatformStandIn implements AutoCloseable {
 
@@ -36,7 +50,13 @@ public final class PlatformStandIn implements AutoCloseable {
     private final Map<String, ObjectNode> users = new ConcurrentHashMap<>();
     private final Map<String, ObjectNode> teams = new ConcurrentHashMap<>();
     private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicInteger lineageCalls = new AtomicInteger();
+    /** Data assets and ingestion pipelines by "collection/fqn". */
+    private final Map<String, ObjectNode> assets = new ConcurrentHashMap<>();
+    /** Downstream edges: from id → to ids. */
+    private final Map<String, List<String>> edges = new ConcurrentHashMap<>();
     private volatile boolean unavailable;
+    private volatile Duration latency = Duration.ZERO;
 
     public PlatformStandIn() {
         try {
@@ -74,6 +94,106 @@ public final class PlatformStandIn implements AutoCloseable {
         return id;
     }
 
+    /** Every answer after this delay (the platform slow). */
+    public PlatformStandIn latency(Duration delay) {
+        latency = delay;
+        return this;
+    }
+
+    /**
+     * Adds an ingestion pipeline {@code <service>.<name>} of a service.
+     *
+     * @param serviceType the platform's service entity type ({@code databaseService}, {@code dashboardService}, …)
+     * @param tags        its tag FQNs
+     */
+    public void ingestionPipeline(String fqn, String pipelineType, String serviceType, String service,
+                                  String... tags) {
+        ObjectNode p = entity(fqn, fqn.substring(fqn.indexOf('.') + 1), List.of(), List.of(tags));
+        p.put("pipelineType", pipelineType);
+        p.putObject("service").put("id", java.util.UUID.nameUUIDFromBytes(service.getBytes()).toString())
+                .put("type", serviceType).put("name", service).put("fullyQualifiedName", service);
+        p.putObject("sourceConfig").putObject("config");
+        assets.put("services/ingestionPipelines/" + fqn, p);
+    }
+
+    /** Adds a test-suite pipeline whose table under test is {@code table}. */
+    public void testSuitePipeline(String fqn, String table) {
+        ingestionPipeline(fqn, "TestSuite", "databaseService", fqn.substring(0, fqn.indexOf('.')));
+        ((ObjectNode) assets.get("services/ingestionPipelines/" + fqn).get("sourceConfig").get("config"))
+                .put("entityFullyQualifiedName", table);
+    }
+
+    /** Adds a database of a database service. */
+    public void database(String service, String fqn) {
+        ObjectNode db = entity(fqn, fqn, List.of(), List.of());
+        db.putObject("service").put("name", service);
+        assets.put("databases/" + fqn, db);
+    }
+
+    /**
+     * Adds a data asset; returns its id.
+     *
+     * @param type   the entity type ({@code table}, {@code dashboard}, {@code topic}, …)
+     * @param owners user or team names already added ({@code team:name} for a team)
+     * @param tags   tag FQNs ({@code Tier.Tier1})
+     */
+    public String asset(String type, String fqn, List<String> owners, String... tags) {
+        ObjectNode a = entity(fqn, fqn.substring(fqn.lastIndexOf('.') + 1), owners, List.of(tags));
+        if (type.equals("table")) {
+            String db = fqn.substring(0, fqn.indexOf('.', fqn.indexOf('.') + 1));
+            a.putObject("database").put("fullyQualifiedName", db);
+        }
+        a.put("entityType", type);
+        assets.put(collection(type) + "/" + fqn, a);
+        return a.get("id").asText();
+    }
+
+    /** A lineage edge from one asset down to another (ids from {@link #asset}). */
+    public void edge(String fromId, String toId) {
+        edges.computeIfAbsent(fromId, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(toId);
+    }
+
+    /** Lineage API calls answered so far. */
+    public int lineageCalls() {
+        return lineageCalls.get();
+    }
+
+    private ObjectNode entity(String fqn, String name, List<String> owners, List<String> tags) {
+        String id = java.util.UUID.nameUUIDFromBytes(("asset-" + fqn).getBytes()).toString();
+        ObjectNode e = Json.mapper().createObjectNode().put("id", id).put("name", name)
+                .put("fullyQualifiedName", fqn).put("deleted", false);
+        ArrayNode ownerRefs = e.putArray("owners");
+        for (String owner : owners) {
+            boolean team = owner.startsWith("team:");
+            String ownerName = team ? owner.substring(5) : owner;
+            ObjectNode ref = (team ? teams : users).values().stream()
+                    .filter(u -> u.get("name").asText().equals(ownerName)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no such owner " + owner));
+            ownerRefs.addObject().put("id", ref.get("id").asText()).put("type", team ? "team" : "user")
+                    .put("name", ownerName).put("fullyQualifiedName", ownerName);
+        }
+        ArrayNode labels = e.putArray("tags");
+        for (String tag : tags) {
+            labels.addObject().put("tagFQN", tag).put("source", tag.contains("Glossary") ? "Glossary"
+                    : "Classification").put("labelType", "Manual").put("state", "Confirmed");
+        }
+        return e;
+    }
+
+    private static String collection(String type) {
+        return switch (type) {
+            case "searchIndex" -> "searchIndexes";
+            case "dashboardDataModel" -> "dashboard/datamodels";
+            default -> type + "s";
+        };
+    }
+
+    private static ObjectNode reference(ObjectNode entity) {
+        return Json.mapper().createObjectNode().put("id", entity.get("id").asText())
+                .put("type", entity.path("entityType").asText("table")).put("name", entity.get("name").asText())
+                .put("fullyQualifiedName", entity.get("fullyQualifiedName").asText());
+    }
+
     public PlatformStandIn unavailable(boolean down) {
         unavailable = down;
         return this;
@@ -95,9 +215,22 @@ public final class PlatformStandIn implements AutoCloseable {
                 reply(exchange, 401, error(401, "Not Authorized! Token not present"));
                 return;
             }
+            Duration delay = latency;
+            if (!delay.isZero()) {
+                try {
+                    Thread.sleep(delay.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
             String path = exchange.getRequestURI().getRawPath();
             Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
             String[] p = path.substring("/api/v1/".length()).split("/");
+            if (!p[0].equals("users") && !p[0].equals("teams")) {
+                assetRoute(exchange, path.substring("/api/v1/".length()), query);
+                return;
+            }
             Map<String, ObjectNode> kind = p[0].equals("users") ? users : p[0].equals("teams") ? teams : null;
             if (kind == null) {
                 reply(exchange, 404, error(404, "no such resource"));
@@ -116,6 +249,83 @@ public final class PlatformStandIn implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private void assetRoute(HttpExchange exchange, String path, Map<String, String> query) throws IOException {
+        if (path.startsWith("lineage/")) {
+            lineageCalls.incrementAndGet();
+            String[] p = path.split("/", 4);
+            if (p.length < 4 || !p[2].equals("name")) {
+                reply(exchange, 404, error(404, "no such resource"));
+                return;
+            }
+            lineage(exchange, p[1], URLDecoder.decode(p[3], StandardCharsets.UTF_8),
+                    Integer.parseInt(query.getOrDefault("downstreamDepth", "1")));
+            return;
+        }
+        int name = path.indexOf("/name/");
+        if (name >= 0) {
+            String fqn = URLDecoder.decode(path.substring(name + "/name/".length()), StandardCharsets.UTF_8);
+            ObjectNode found = assets.get(path.substring(0, name) + "/" + fqn);
+            if (found == null) {
+                reply(exchange, 404, error(404, "entity instance for " + fqn + " not found"));
+            } else {
+                reply(exchange, 200, found.toString());
+            }
+            return;
+        }
+        String prefix = path + "/";
+        int limit = Integer.parseInt(query.getOrDefault("limit", "10"));
+        List<ObjectNode> all = assets.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)
+                        && e.getKey().indexOf('/', prefix.length()) < 0)
+                .map(Map.Entry::getValue)
+                .filter(e -> !query.containsKey("service")
+                        || query.get("service").equals(e.path("service").path("name").asText(null))
+                        || e.get("fullyQualifiedName").asText().startsWith(query.get("service") + "."))
+                .filter(e -> !query.containsKey("database")
+                        || query.get("database").equals(e.path("database").path("fullyQualifiedName").asText(null)))
+                .sorted((a, b) -> a.get("fullyQualifiedName").asText().compareTo(b.get("fullyQualifiedName").asText()))
+                .toList();
+        ObjectNode page = Json.mapper().createObjectNode();
+        ArrayNode data = page.putArray("data");
+        all.subList(0, Math.min(limit, all.size())).forEach(data::add);
+        ObjectNode paging = page.putObject("paging").put("total", all.size());
+        if (limit < all.size()) {
+            paging.put("after", java.util.Base64.getEncoder().encodeToString(Integer.toString(limit)
+                    .getBytes(StandardCharsets.UTF_8)));
+        }
+        reply(exchange, 200, page.toString());
+    }
+
+    private void lineage(HttpExchange exchange, String type, String fqn, int depth) throws IOException {
+        ObjectNode root = assets.get(collection(type) + "/" + fqn);
+        if (root == null) {
+            reply(exchange, 404, error(404, type + " instance for " + fqn + " not found"));
+            return;
+        }
+        Map<String, ObjectNode> byId = new java.util.HashMap<>();
+        assets.values().forEach(a -> byId.put(a.get("id").asText(), a));
+        ObjectNode answer = Json.mapper().createObjectNode();
+        answer.set("entity", reference(root));
+        ArrayNode nodes = answer.putArray("nodes");
+        answer.putArray("upstreamEdges");
+        ArrayNode down = answer.putArray("downstreamEdges");
+        java.util.Set<String> seen = new java.util.HashSet<>(List.of(root.get("id").asText()));
+        List<String> frontier = List.of(root.get("id").asText());
+        for (int d = 0; d < depth && !frontier.isEmpty(); d++) {
+            List<String> next = new ArrayList<>();
+            for (String from : frontier) {
+                for (String to : edges.getOrDefault(from, List.of())) {
+                    down.addObject().put("fromEntity", from).put("toEntity", to);
+                    if (seen.add(to)) {
+                        nodes.add(reference(byId.get(to)));
+                        next.add(to);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        reply(exchange, 200, answer.toString());
     }
 
     private static void list(HttpExchange exchange, Map<String, ObjectNode> kind, Map<String, String> query)

@@ -46,6 +46,39 @@ class FilterConditionTest {
     }
 
     @Test
+    void matchAnyTagReadsTheEntitysTagLabels() {
+        ChangeEvent tagged = Events.event("entityUpdated", "table", "alice", """
+                {"fullyQualifiedName":"svc.db.sales.orders",
+                 "tags":[{"tagFQN":"Tier.Tier1","source":"Classification"},{"tagFQN":"PII.Sensitive"}]}
+                """, null);
+        assertTrue(eval("matchAnyTag({'tier.tier1'})", tagged), "case-insensitive");
+        assertTrue(eval("matchAnyTag({'Tier.Tier2','PII.Sensitive'})", tagged));
+        assertFalse(eval("matchAnyTag({'Tier.Tier2'})", tagged));
+        assertFalse(eval("matchAnyTag({'Tier.Tier1'})", Events.tableUpdate("alice")), "no tags, no lookup");
+        String compiled = FilterCatalog.byName("filterByTag").orElseThrow().condition();
+        assertEquals("matchAnyTag(${tagList})", compiled);
+    }
+
+    @Test
+    void aRunStatusIsMatchedByItsPipelinesTagsFromTheLookupAndCountsAsTaggedWhenThoseAreUnknown() {
+        ChangeEvent run = io.changestream.alerts.destination.lineage.RunEvents.filterable(
+                new io.changestream.topics.model.PipelineRunStatus("mysql_prod.ingest", "r1",
+                        io.changestream.topics.model.PipelineState.FAILED, 1L, 2L, 3L));
+        java.util.Map<String, java.util.Optional<java.util.List<String>>> known = new java.util.HashMap<>();
+        EntityTags lookup = (type, fqn) -> "ingestionPipeline".equals(type)
+                ? known.getOrDefault(fqn, java.util.Optional.empty()) : java.util.Optional.empty();
+        FilterSettings settings = FilterSettings.DEFAULTS.withTags(lookup);
+        FilterCondition critical = FilterCondition.compile("matchAnyTag({'Tier.Tier1'})", settings);
+        known.put("mysql_prod.ingest", java.util.Optional.of(java.util.List.of("Tier.Tier1")));
+        assertTrue(critical.test(run));
+        known.put("mysql_prod.ingest", java.util.Optional.of(java.util.List.of("Tier.Tier3")));
+        assertFalse(critical.test(run));
+        known.remove("mysql_prod.ingest");
+        assertTrue(critical.test(run), "the platform cannot say now: never drop a critical pipeline's failure");
+        assertFalse(critical.test(Events.tableUpdate("alice")), "only a run's pipeline is looked up");
+    }
+
+    @Test
     void fieldChangeMatchesTopLevelAndNestedNames() {
         ChangeEvent e = Events.tableUpdate("alice", "columns.customer_id.description");
         assertTrue(eval("matchAnyFieldChange({'columns'})", e));

@@ -3,9 +3,12 @@ package io.changestream.alerts.service;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.CatalogTopic;
+import io.changestream.cdc.LocalPostgresCapture;
+import io.changestream.testkit.PostgresDatabase;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.admin.TopicProvisioner;
 import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.TopicKeys;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
@@ -115,6 +118,39 @@ final class AlertTestSupport {
             }
             producer.flush();
         }
+    }
+
+    /** Produces run statuses to {@code pipeline-status}, keyed as the connector keys them; waits for the acks. */
+    static void produceRuns(KafkaBroker broker, TopicCatalog catalog, List<PipelineRunStatus> statuses) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(), new StringSerializer())) {
+            for (PipelineRunStatus s : statuses) {
+                producer.send(new ProducerRecord<>(catalog.pipelineStatus().name(), s.key(),
+                        Serdes.pipelineRunStatus().toJson(s)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** The settings of a cdc-connector capturing {@code pg} into namespace {@code ns} through replication slot {@code slot}. */
+    static Map<String, String> cdcSettings(PostgresDatabase pg, KafkaBroker broker, String ns, String slot) {
+        Map<String, String> s = new LocalPostgresCapture(pg.host(), pg.port(), PostgresDatabase.DATABASE,
+                PostgresDatabase.USER, PostgresDatabase.PASSWORD).settings(broker.bootstrapServers(), ns, slot);
+        s.put("heartbeat.interval.ms", "1000");
+        s.put("poll.interval.ms", "10");
+        s.put("postgres.slot.drop.on.stop", "true");
+        return s;
+    }
+
+    /** The SQL inserting a pipeline run status row as the platform writes it ({@code entity_extension_time_series}). */
+    static String statusRow(String fqn, String runId, String state) {
+        long now = System.currentTimeMillis();
+        return "INSERT INTO entity_extension_time_series (entityFQNHash, extension, jsonSchema, json) VALUES "
+                + "('h-" + runId + "', 'ingestionPipeline.pipelineStatus', 'pipelineStatus', '{\"pipelineFqn\":\""
+                + fqn + "\",\"runId\":\"" + runId + "\",\"pipelineState\":\"" + state + "\",\"startDate\":"
+                + (now - 100) + ",\"timestamp\":" + now + ("failed".equals(state) ? ",\"endDate\":" + now : "")
+                + "}'::jsonb)";
     }
 
     /** One HTTP answer. */

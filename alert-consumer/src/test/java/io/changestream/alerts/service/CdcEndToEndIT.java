@@ -12,7 +12,6 @@ import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
-import io.changestream.cdc.LocalPostgresCapture;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.PostgresDatabase;
@@ -55,7 +54,7 @@ class CdcEndToEndIT {
         String slot = "cs_alerts_" + UUID.randomUUID().toString().substring(0, 8);
         try (PostgresDatabase pg = PostgresDatabase.start(); Receiver receiver = new Receiver()) {
             pg.executeResource("io/changestream/cdc/sql/postgres.sql");
-            try (CdcConnector cdc = new CdcConnector(CdcConfig.fromMap(cdcSettings(pg, ns, slot))).start();
+            try (CdcConnector cdc = new CdcConnector(CdcConfig.fromMap(AlertTestSupport.cdcSettings(pg, broker, ns, slot))).start();
                  AlertService a = AlertService.start(AlertTestSupport.config(settings));
                  AlertService b = AlertService.start(AlertTestSupport.config(settings))) {
                 Awaitility.await().atMost(Duration.ofSeconds(60)).until(cdc::streaming);
@@ -92,8 +91,8 @@ class CdcEndToEndIT {
                 }
                 String failedRun = UUID.randomUUID().toString();
                 String runningRun = UUID.randomUUID().toString();
-                pg.execute(statusRow("svc.ingest.metadata", runningRun, "running"));
-                pg.execute(statusRow("svc.ingest.metadata", failedRun, "failed"));
+                pg.execute(AlertTestSupport.statusRow("svc.ingest.metadata", runningRun, "running"));
+                pg.execute(AlertTestSupport.statusRow("svc.ingest.metadata", failedRun, "failed"));
 
                 Set<String> wantTables = rows.stream().filter(r -> r.get("entityType").equals("table")
                                 && !r.get("eventType").equals("entityDeleted"))
@@ -137,28 +136,10 @@ class CdcEndToEndIT {
         }
     }
 
-    private Map<String, String> cdcSettings(PostgresDatabase pg, String ns, String slot) {
-        Map<String, String> s = new LocalPostgresCapture(pg.host(), pg.port(), PostgresDatabase.DATABASE,
-                PostgresDatabase.USER, PostgresDatabase.PASSWORD).settings(broker.bootstrapServers(), ns, slot);
-        s.put("heartbeat.interval.ms", "1000");
-        s.put("poll.interval.ms", "10");
-        s.put("postgres.slot.drop.on.stop", "true");
-        return s;
-    }
-
     private static String changeEventJson(Map<String, String> row) {
         return ("{\"id\":\"%s\",\"eventType\":\"%s\",\"entityType\":\"%s\",\"entityId\":\"%s\","
                 + "\"entityFullyQualifiedName\":\"%s\",\"userName\":\"alice\",\"timestamp\":%d,"
                 + "\"previousVersion\":0.1,\"currentVersion\":0.2}").formatted(row.get("id"), row.get("eventType"),
                 row.get("entityType"), row.get("entityId"), row.get("fqn"), System.currentTimeMillis());
-    }
-
-    private static String statusRow(String fqn, String runId, String state) {
-        long now = System.currentTimeMillis();
-        return "INSERT INTO entity_extension_time_series (entityFQNHash, extension, jsonSchema, json) VALUES "
-                + "('h-" + runId + "', 'ingestionPipeline.pipelineStatus', 'pipelineStatus', '{\"pipelineFqn\":\""
-                + fqn + "\",\"runId\":\"" + runId + "\",\"pipelineState\":\"" + state + "\",\"startDate\":"
-                + (now - 100) + ",\"timestamp\":" + now + ("failed".equals(state) ? ",\"endDate\":" + now : "")
-                + "}'::jsonb)";
     }
 }

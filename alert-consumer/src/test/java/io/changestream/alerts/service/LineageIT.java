@@ -12,17 +12,12 @@ import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.PipelineState;
-import io.changestream.topics.serde.Serdes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +59,7 @@ class LineageIT {
                 statuses.add(new PipelineRunStatus("mysql_prod.ingest_" + i, "run-" + i, state,
                         1_700_000_000_000L + i, 1_700_000_060_000L + i, 1_699_999_990_000L + i));
             }
-            produce(catalog, statuses);
+            AlertTestSupport.produceRuns(broker, catalog, statuses);
 
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> events(receiver).size() >= RUNS / 2);
@@ -123,7 +118,7 @@ class LineageIT {
                         : PipelineState.SUCCESS, 1_700_000_000_000L + i, 1_700_000_060_000L + i,
                         1_699_999_990_000L + i));
             }
-            produce(catalog, runs);
+            AlertTestSupport.produceRuns(broker, catalog, runs);
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
                 JsonNode d = status(service, id).get("destinations").get(0);
                 return d.path("delivered").asLong() + d.path("skipped").asLong() >= runs.size();
@@ -135,19 +130,6 @@ class LineageIT {
             assertEquals(3, destination.path("skipped").asLong(), "the successful runs were settled unsent: "
                     + destination);
             assertEquals(0, destination.get("failed").asLong(), destination.toString());
-        }
-    }
-
-    /** Produces run statuses to {@code pipeline-status}, keyed as the connector keys them; waits for the acks. */
-    private void produce(TopicCatalog catalog, List<PipelineRunStatus> statuses) {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(), new StringSerializer())) {
-            for (PipelineRunStatus s : statuses) {
-                producer.send(new ProducerRecord<>(catalog.pipelineStatus().name(), s.key(),
-                        Serdes.pipelineRunStatus().toJson(s)));
-            }
-            producer.flush();
         }
     }
 

@@ -35,9 +35,12 @@ import org.apache.kafka.common.TopicPartition;
  * LIMIT 100} every pollInterval, draining every full page in the same tick — the most favourable reading of the
  * baseline) at 10 s (the platform's default) and 1 s. Prints a table and, last, {@code RESULT {...}}.
  *
- * <p>Arguments: {@code [rate] [seconds] [writers]} (default 1000 30 and one writer connection per started
- * 1,000 rows/s: a single connection committing one row per transaction cannot keep much more than that schedule
- * here, so at 5,000 rows/s five connections share it, each on its own slot of the schedule).
+ * <p>Arguments: {@code [rate] [seconds] [writers] [rowsPerTx]} (default 1000 30, one writer connection per started
+ * 1,000 transactions/s — a single connection committing one transaction at a time cannot keep much more than that
+ * schedule here, so at 5,000 rows/s in single-row transactions five connections share it, each on its own slot of
+ * the schedule — and one row per transaction; {@code writers} 0 = that default). With {@code rowsPerTx} above 1
+ * each transaction inserts that many rows (the platform writes change events inside entity transactions) and every
+ * row's latency counts from its transaction's commit.
  */
 public final class CdcLatencyBench {
 
@@ -51,21 +54,26 @@ public final class CdcLatencyBench {
     private final AtomicBoolean running = new AtomicBoolean(true);
 
     private final int writers;
+    private final int rowsPerTx;
     private final String loadBefore = loadAverage();
 
-    private CdcLatencyBench(int writers) {
+    private CdcLatencyBench(int writers, int rowsPerTx) {
         this.writers = writers;
+        this.rowsPerTx = rowsPerTx;
     }
 
     public static void main(String[] args) throws Exception {
         int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        int writers = args.length > 2 ? Integer.parseInt(args[2]) : Math.max(1, (rate + 999) / 1_000);
-        if (rate < 1 || seconds < 1 || writers < 1 || writers > rate) {
-            throw new IllegalArgumentException("rate, seconds and writers must be >= 1 and writers <= rate, were "
-                    + rate + ", " + seconds + ", " + writers);
+        int rowsPerTx = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+        int given = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+        int transactionsPerSecond = Math.max(1, rate / Math.max(1, rowsPerTx));
+        int writers = given > 0 ? given : Math.max(1, (transactionsPerSecond + 999) / 1_000);
+        if (rate < 1 || seconds < 1 || writers < 1 || rowsPerTx < 1 || writers * rowsPerTx > rate) {
+            throw new IllegalArgumentException("rate, seconds, writers and rowsPerTx must be >= 1 and writers x "
+                    + "rowsPerTx <= rate, were " + rate + ", " + seconds + ", " + writers + ", " + rowsPerTx);
         }
-        new CdcLatencyBench(writers).run(rate, seconds);
+        new CdcLatencyBench(writers, rowsPerTx).run(rate, seconds);
     }
 
     private void run(int rate, int seconds) throws Exception {
@@ -132,11 +140,12 @@ public final class CdcLatencyBench {
     }
 
     /**
-     * One row per transaction at a fixed schedule of {@code rate} rows/s, split over {@link #writers} connections
-     * (writer w takes slots w, w + writers, …); returns the rows inserted (measured ones are remembered).
+     * Transactions of {@link #rowsPerTx} rows at a fixed schedule of {@code rate} rows/s, split over {@link #writers}
+     * connections (writer w takes transaction slots w, w + writers, …); returns the rows inserted (measured ones are
+     * remembered with their transaction's commit time).
      */
     private int insert(PostgresDatabase pg, int rate, int seconds, boolean measured) throws Exception {
-        int total = rate * seconds;
+        int total = rate * seconds / rowsPerTx * rowsPerTx;
         long start = System.nanoTime();
         List<java.util.concurrent.Future<?>> done = new ArrayList<>();
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
@@ -164,22 +173,37 @@ public final class CdcLatencyBench {
         for (int i = 0; i < 100; i++) {
             entities.add(UUID.randomUUID().toString());
         }
+        String[] ids = new String[rowsPerTx];
         try (Connection c = pg.connection();
              PreparedStatement insert = c.prepareStatement("INSERT INTO change_event (json) VALUES (?::jsonb)")) {
-            c.setAutoCommit(true);
-            for (int i = writer; i < total; i += writers) {
-                long due = start + i * intervalNanos;
+            c.setAutoCommit(rowsPerTx == 1);
+            for (int first = writer * rowsPerTx; first < total; first += writers * rowsPerTx) {
+                long due = start + first * intervalNanos;
                 long wait = due - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
-                String id = UUID.randomUUID().toString();
-                insert.setString(1, "{\"id\":\"" + id + "\",\"eventType\":\"entityUpdated\",\"entityType\":\"table\","
-                        + "\"entityId\":\"" + entities.get(i % entities.size()) + "\",\"userName\":\"bench\","
-                        + "\"timestamp\":" + System.currentTimeMillis() + "}");
-                insert.executeUpdate();
+                for (int r = 0; r < rowsPerTx; r++) {
+                    int i = first + r;
+                    ids[r] = UUID.randomUUID().toString();
+                    insert.setString(1, "{\"id\":\"" + ids[r] + "\",\"eventType\":\"entityUpdated\","
+                            + "\"entityType\":\"table\",\"entityId\":\"" + entities.get(i % entities.size())
+                            + "\",\"userName\":\"bench\",\"timestamp\":" + System.currentTimeMillis() + "}");
+                    if (rowsPerTx == 1) {
+                        insert.executeUpdate();
+                    } else {
+                        insert.addBatch();
+                    }
+                }
+                if (rowsPerTx > 1) {
+                    insert.executeBatch();
+                    c.commit();
+                }
                 if (measured) {
-                    committedAt.put(id, System.nanoTime());
+                    long committed = System.nanoTime();
+                    for (String id : ids) {
+                        committedAt.put(id, committed);
+                    }
                 }
             }
         }
@@ -236,9 +260,10 @@ public final class CdcLatencyBench {
                           Measured poll1) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%ncdc-latency: %d rows, target %d rows/s for %d s, achieved %.0f "
-                + "rows/s (one row per transaction, %d writer connection(s), PostgreSQL synchronous_commit=on), "
+                + "rows/s (%d row(s) per transaction, %d writer connection(s), PostgreSQL synchronous_commit=on), "
                 + "after %d s of unmeasured warm-up; host load average (1/5/15 min) before the run %s, at its end "
-                + "%s%n", inserted, rate, seconds, actualRate, writers, WARMUP_SECONDS, loadBefore, loadAverage()));
+                + "%s%n", inserted, rate, seconds, actualRate, rowsPerTx, writers, WARMUP_SECONDS, loadBefore,
+                loadAverage()));
         out.append(String.format(Locale.ROOT, "%-36s %8s %10s %10s %10s%n", "reader", "rows", "p50 ms", "p99 ms",
                 "max ms"));
         for (Measured m : List.of(cdc, poll1, poll10)) {
@@ -253,9 +278,10 @@ public final class CdcLatencyBench {
         out.append(String.format(Locale.ROOT, "RESULT {\"scenario\":\"cdc-latency\",\"rate\":%.1f,\"rows\":%d,"
                         + "\"seen\":%d,\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"baseline_p99_ms\":%.1f,"
                         + "\"baseline_1s_p99_ms\":%.1f,\"ratio\":%.1f,\"target_rate\":%d,\"writers\":%d,"
+                        + "\"rows_per_tx\":%d,"
                         + "\"load_before\":\"%s\",\"load_after\":\"%s\"}%n", actualRate, inserted, cdc.count(), p50,
-                p99, baselineP99, percentile(poll1.latenciesMs(), 99), baselineP99 / p99, rate, writers, loadBefore,
-                loadAverage()));
+                p99, baselineP99, percentile(poll1.latenciesMs(), 99), baselineP99 / p99, rate, writers, rowsPerTx,
+                loadBefore, loadAverage()));
         return out.toString();
     }
 

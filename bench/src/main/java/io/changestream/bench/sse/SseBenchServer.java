@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The server side of the {@code sse} benchmark: a real log-tailer on a storage root with the caps raised, plus a
+ * The server side of the {@code sse} benchmark: a real log-tailer on a storage root with the caps raised (connections:
+ * {@code -Dsse.maxConnections}, default 20,000; the per-caller limits the same, all viewers being one caller), plus a
  * control port whose {@code GET /gc} runs a full GC and answers heap used (MB) and live threads, and
  * {@code GET /cpu} the process CPU time (ms). Runs until killed.
  * Usage: {@code SseBenchServer <storageRoot> <port> <controlPort> <pollSeconds> <heartbeatSeconds>}.
@@ -32,7 +33,13 @@ public final class SseBenchServer {
         p.setProperty("stream.pollSeconds", args[3]);
         p.setProperty("stream.heartbeatSeconds", args[4]);
         p.setProperty("stream.maxActiveRuns", "2000");
-        p.setProperty("stream.maxActiveConnections", "20000");
+        String connections = System.getProperty("sse.maxConnections", "20000");
+        p.setProperty("stream.maxActiveConnections", connections);
+        // every viewer of the bench is one caller (one token, a few loopback addresses): its limits are the server's
+        p.setProperty("limits.maxConnectionsPerToken", connections);
+        p.setProperty("limits.maxConnectionsPerAddress", connections);
+        p.setProperty("limits.maxRunsPerToken", "2000");
+        p.setProperty("limits.maxRunsPerAddress", "2000");
         LogTailerServer server = LogTailerServer.start(LogTailerConfig.from(p, Map.of()));
         HttpServer control = HttpServer.create(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[2])), 16);
         control.createContext("/gc", exchange -> {

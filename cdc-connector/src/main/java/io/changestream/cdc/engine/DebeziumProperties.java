@@ -55,6 +55,8 @@ public final class DebeziumProperties {
         p.setProperty("errors.retry.delay.initial.ms", Long.toString(capture.restartBackoff().initialMs()));
         p.setProperty("errors.retry.delay.max.ms", Long.toString(capture.restartBackoff().maxMs()));
         p.setProperty("tombstones.on.delete", "false");
+        // Debezium's __debezium.context.* headers: built for every record, and not what changestream's records carry
+        p.setProperty("extended.headers.enabled", "false");
         p.setProperty("record.processing.order", "ORDERED");
         String container = db.tableContainer();
         p.setProperty("table.include.list", String.join(",",
@@ -90,6 +92,8 @@ public final class DebeziumProperties {
         p.setProperty("transforms", TRANSFORM);
         p.setProperty("transforms." + TRANSFORM + ".type", ChangeEventTransform.class.getName());
         config.transform().toMap().forEach((k, v) -> p.setProperty("transforms." + TRANSFORM + "." + k, v));
+        // the mapped JSON stays the UTF-8 bytes it was written as, up to the producer
+        p.setProperty("transforms." + TRANSFORM + "." + ChangeEventTransform.VALUE_FORMAT, "bytes");
         return p;
     }
 

@@ -7,6 +7,7 @@ import io.changestream.cdc.transform.Outcome;
 import io.changestream.topics.trace.TraceContext;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,10 +40,12 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
 
     /** Header with the capture time (epoch ms) the SMT read from Debezium's envelope. */
     static final String CAPTURED_HEADER = ChangeEventTransform.CAPTURED_HEADER;
+    /** The SMT's headers ({@code cs.outcome}, {@code cs.table}, …), passed on to Kafka as on Connect. */
+    private static final String SMT_HEADER_PREFIX = "cs.";
     /** A capture time: epoch milliseconds (compiled once: it is checked for every row). */
     private static final Pattern CAPTURE_TIME = Pattern.compile("\\d{1,18}");
 
-    private final Producer<String, String> producer;
+    private final Producer<String, byte[]> producer;
     private final long ackTimeoutMs;
     private final CdcMetrics metrics;
     private final AtomicLong lastBatchNanos;
@@ -53,7 +56,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
      *                       that the engine streams, not merely that it is connected
      * @param fence          checked before each batch; its headers go on every record
      */
-    KafkaChangeSink(Producer<String, String> producer, long ackTimeoutMs, CdcMetrics metrics,
+    KafkaChangeSink(Producer<String, byte[]> producer, long ackTimeoutMs, CdcMetrics metrics,
                     AtomicLong lastBatchNanos, LeaseFence fence) {
         this.producer = producer;
         this.ackTimeoutMs = ackTimeoutMs;
@@ -74,7 +77,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
             Outcome outcome = outcome(record);
             if (outcome != null && outcome.isProduced()) {
                 acks.add(producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
-                        (String) record.key(), (String) record.value(), headers())));
+                        (String) record.key(), valueBytes(record.value()), headers(record))));
             }
         }
         awaitAcks(acks, start, records);
@@ -86,10 +89,32 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         lastBatchNanos.set(System.nanoTime());
     }
 
-    /** The fence's headers and a new W3C trace for the record: the trace of an event starts at capture. */
-    private List<org.apache.kafka.common.header.Header> headers() {
+    /** The mapped value: the SMT's UTF-8 bytes as they are ({@code value.format=bytes}), or a String's. */
+    private static byte[] valueBytes(Object value) {
+        if (value == null || value instanceof byte[]) {
+            return (byte[]) value;
+        }
+        return value.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The fence's headers, the SMT's ({@code cs.outcome}, {@code cs.table}, {@code cs.position},
+     * {@code cs.captured.ms}: the same as on Kafka Connect) and its W3C trace (a new one when the record has none):
+     * the trace of an event starts at capture.
+     */
+    private List<org.apache.kafka.common.header.Header> headers(SourceRecord record) {
         List<org.apache.kafka.common.header.Header> headers = new ArrayList<>(fence.headers());
-        headers.add(new RecordHeader(TraceContext.HEADER, TraceContext.newTrace().headerValue()));
+        boolean traced = false;
+        for (Header header : record.headers()) {
+            String name = header.key();
+            if (header.value() != null && (name.startsWith(SMT_HEADER_PREFIX) || name.equals(TraceContext.HEADER))) {
+                headers.add(new RecordHeader(name, header.value().toString().getBytes(StandardCharsets.UTF_8)));
+                traced |= name.equals(TraceContext.HEADER);
+            }
+        }
+        if (!traced) {
+            headers.add(new RecordHeader(TraceContext.HEADER, TraceContext.newTrace().headerValue()));
+        }
         return headers;
     }
 

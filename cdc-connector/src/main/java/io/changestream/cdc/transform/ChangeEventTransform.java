@@ -1,5 +1,8 @@
 package io.changestream.cdc.transform;
 
+import io.changestream.cdc.CdcException;
+import io.changestream.topics.trace.TraceContext;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
@@ -16,10 +19,15 @@ import org.apache.kafka.connect.transforms.Transformation;
  * use Connect's {@code StringConverter}). Records of other tables, heartbeats and tombstones pass through untouched.
  * Filtered and ignored rows are dropped ({@code skipped.records=drop}, for Connect) or passed on without key and value
  * but with the {@value #OUTCOME_HEADER} header ({@code mark}, what the embedded connector uses to count them and
- * commit their offsets). Every mapped record carries {@value #OUTCOME_HEADER} and {@value #TABLE_HEADER}.
+ * commit their offsets). Every mapped record carries {@value #OUTCOME_HEADER}, {@value #TABLE_HEADER},
+ * {@value #POSITION_HEADER} and {@value #CAPTURED_HEADER}; a produced one also a new W3C {@code traceparent} (a trace
+ * per event, started at capture), so Connect and the embedded connector write the same headers.
  *
- * <p>Settings: see {@link TransformSettings}. Stateless after {@link #configure}; Connect may call {@link #apply}
- * from several task threads.
+ * <p>Settings: see {@link TransformSettings}, plus {@value #VALUE_FORMAT}: {@code string} (the default: a String value
+ * with {@link Schema#STRING_SCHEMA}, for Connect's {@code StringConverter}) or {@code bytes} (the UTF-8 JSON as a
+ * {@code byte[]} with {@link Schema#BYTES_SCHEMA}: what the embedded connector sends as it is, without turning the JSON
+ * into a String and back). Stateless after {@link #configure}; Connect may call {@link #apply} from several task
+ * threads.
  *
  * @param <R> the Connect record type (SourceRecord on Debezium)
  */
@@ -36,13 +44,25 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
     /** Header with the reason a row was filtered or ignored ({@code mark} mode). */
     public static final String REASON_HEADER = "cs.reason";
 
+    /** Setting: {@code string} (default) or {@code bytes}, the type of a mapped record's value. */
+    public static final String VALUE_FORMAT = "value.format";
+
     private volatile TransformSettings settings;
     private volatile RowMapper mapper;
+    private volatile boolean bytesValue;
 
     @Override
     public void configure(Map<String, ?> configs) {
-        settings = TransformSettings.from(new Settings(configs));
+        Map<String, Object> rest = new HashMap<>(configs);
+        Object format = rest.remove(VALUE_FORMAT);
+        String value = format == null ? "string" : format.toString().trim().toLowerCase(Locale.ROOT);
+        if (!value.equals("string") && !value.equals("bytes")) {
+            throw new CdcException("setting " + VALUE_FORMAT + " must be string or bytes, was '"
+                    + format + "'");
+        }
+        settings = TransformSettings.from(new Settings(rest));
         mapper = new RowMapper(settings);
+        bytesValue = value.equals("bytes");
     }
 
     @Override
@@ -77,8 +97,15 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
         headers.addString(CAPTURED_HEADER, Long.toString(row.captureTimeMs()));
         Long timestamp = row.commitTimeMs() != null ? row.commitTimeMs() : record.timestamp();
         if (mapping.outcome().isProduced()) {
-            return record.newRecord(mapping.topic(), null, Schema.STRING_SCHEMA, mapping.key(), Schema.STRING_SCHEMA,
-                    mapping.value(), timestamp, headers);
+            if (headers.lastWithName(TraceContext.HEADER) == null) {
+                // the trace of an event starts at capture, on Connect as in the embedded connector
+                headers.addString(TraceContext.HEADER, TraceContext.newTrace().format());
+            }
+            return bytesValue
+                    ? record.newRecord(mapping.topic(), null, Schema.STRING_SCHEMA, mapping.key(), Schema.BYTES_SCHEMA,
+                            mapping.value(), timestamp, headers)
+                    : record.newRecord(mapping.topic(), null, Schema.STRING_SCHEMA, mapping.key(), Schema.STRING_SCHEMA,
+                            mapping.valueText(), timestamp, headers);
         }
         if (!settings.markSkipped()) {
             return null;
@@ -159,6 +186,8 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
             def.define(key, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM,
                     "see io.changestream.cdc.transform.TransformSettings (" + key + ")");
         }
+        def.define(VALUE_FORMAT, ConfigDef.Type.STRING, "string", ConfigDef.Importance.LOW,
+                "string (a String value, for StringConverter) or bytes (UTF-8 JSON bytes, the embedded connector)");
         return def;
     }
 

@@ -1,12 +1,20 @@
 package io.changestream.cdc.transform;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * The result of mapping one {@link CapturedRow}: an outcome and, when it is produced, the target topic, key and JSON
- * value. {@code reason} says why a row was filtered, ignored or dead-lettered (never contains row content).
+ * value (UTF-8, written once: the embedded connector sends these bytes as they are). {@code reason} says why a row was
+ * filtered, ignored or dead-lettered (never contains row content).
  */
-public record Mapping(Outcome outcome, String topic, String key, String value, String reason) {
+public record Mapping(Outcome outcome, String topic, String key, byte[] value, String reason) {
 
     static Mapping skipped(Outcome outcome, String reason) {
         return new Mapping(outcome, null, null, null, reason);
+    }
+
+    /** The value as text (null when there is none). */
+    public String valueText() {
+        return value == null ? null : new String(value, StandardCharsets.UTF_8);
     }
 }

@@ -82,24 +82,31 @@ public final class RowMapper {
         if (!json.path("timestamp").isIntegralNumber()) {
             return deadLetter(row, "required field timestamp is missing or not an integer", json);
         }
+        // the entity (most of a row) is kept as the parsed tree, not copied: only the rest is bound to the record
+        JsonNode entity = json.remove("entity");
         ChangeEvent event;
         try {
             event = mapper.treeToValue(json, ChangeEvent.class);
         } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
+            restore(json, entity);
             return deadLetter(row, "not a ChangeEvent: " + firstLine(e), json);
         }
         String skip = filterReason(event);
         if (skip != null) {
             return Mapping.skipped(Outcome.FILTERED, skip);
         }
-        ChangeEvent envelope = event.withSource(new SourcePosition(row.table(), row.sourceOffset(), row.logPosition(),
-                row.commitTimeMs(), row.captureTimeMs()));
-        String value = write(envelope);
-        int bytes = utf8Length(value);
-        if (bytes > settings.maxRowBytes()) {
+        ChangeEvent envelope = new ChangeEvent(event.id(), event.eventType(), event.entityType(), event.entityId(),
+                event.domains(), event.entityFullyQualifiedName(), event.previousVersion(), event.currentVersion(),
+                event.userName(), event.impersonatedBy(), event.timestamp(), event.changeDescription(),
+                entity, new SourcePosition(row.table(),
+                        row.sourceOffset(), row.logPosition(), row.commitTimeMs(), row.captureTimeMs()),
+                event.additionalProperties());
+        byte[] value = write(envelope);
+        if (value.length > settings.maxRowBytes()) {
             // escaping (an entity kept as a JSON-coded string) can make the envelope larger than the row
-            return deadLetter(row, "envelope is " + bytes + " bytes, above max.row.bytes=" + settings.maxRowBytes(),
-                    json);
+            restore(json, entity);
+            return deadLetter(row, "envelope is " + value.length + " bytes, above max.row.bytes="
+                    + settings.maxRowBytes(), json);
         }
         return new Mapping(Outcome.PRODUCED, changesTopic, TopicKeys.change(envelope), value, null);
     }
@@ -220,9 +227,17 @@ public final class RowMapper {
         return new Mapping(Outcome.DEAD_LETTERED, dlqTopic, letter.key(), write(letter), reason);
     }
 
-    private String write(Object value) {
+    /** Puts a removed entity back, so a dead letter keeps the whole (masked) row. */
+    private static void restore(ObjectNode json, JsonNode entity) {
+        if (entity != null) {
+            json.set("entity", entity);
+        }
+    }
+
+    /** The value's JSON as UTF-8: written once, straight to the bytes the producer sends. */
+    private byte[] write(Object value) {
         try {
-            return mapper.writeValueAsString(value);
+            return mapper.writeValueAsBytes(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("could not serialize a " + value.getClass().getSimpleName(), e);
         }

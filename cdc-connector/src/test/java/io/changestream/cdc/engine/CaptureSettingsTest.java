@@ -41,6 +41,21 @@ class CaptureSettingsTest {
     }
 
     @Test
+    void producerBatchesAreSizedForKilobyteRowsUnlessAKafkaSettingSaysOtherwise() {
+        Map<String, Object> defaults = CaptureLoop.producerProperties(CdcConfig.fromMap(minimal()));
+        assertEquals(524_288, defaults.get("batch.size"), "about a hundred 4 KB change events per produce batch");
+        assertEquals(org.apache.kafka.common.serialization.ByteArraySerializer.class,
+                defaults.get("value.serializer"), "the SMT's UTF-8 bytes are sent as they are");
+        Map<String, String> s = minimal();
+        s.put("kafka.batch.size", "65536");
+        s.put("kafka.compression.type", "lz4");
+        Map<String, Object> tuned = CaptureLoop.producerProperties(CdcConfig.fromMap(s));
+        assertEquals("65536", tuned.get("batch.size"));
+        assertEquals("lz4", tuned.get("compression.type"));
+        new KafkaProducer<String, byte[]>(tuned).close();
+    }
+
+    @Test
     void restartBackoffGrowsExponentiallyUpToTheCapWithBoundedJitter() {
         CdcConfig.Backoff backoff = CdcConfig.fromMap(minimal()).capture().restartBackoff();
         assertEquals(new CdcConfig.Backoff(500, 30_000, 20), backoff, "documented defaults");

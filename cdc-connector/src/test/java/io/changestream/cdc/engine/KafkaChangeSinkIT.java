@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -32,7 +34,7 @@ import org.junit.jupiter.api.Test;
 class KafkaChangeSinkIT {
 
     private static KafkaBroker broker;
-    private static KafkaProducer<String, String> producer;
+    private static KafkaProducer<String, byte[]> producer;
     private static final String TOPIC = "sink-it-" + UUID.randomUUID();
     private static final String FAILING_TOPIC = "sink-it-failing-" + UUID.randomUUID();
     private static final String FENCED_TOPIC = "sink-it-fenced-" + UUID.randomUUID();
@@ -44,7 +46,9 @@ class KafkaChangeSinkIT {
         broker.createTopic(TOPIC, 1);
         broker.createTopic(FAILING_TOPIC, 1);
         broker.createTopic(FENCED_TOPIC, 1);
-        producer = new KafkaProducer<>(KafkaTestClients.producerProps(broker));
+        Map<String, Object> props = KafkaTestClients.producerProps(broker);
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class); // as CaptureLoop's
+        producer = new KafkaProducer<>(props);
     }
 
     @AfterAll

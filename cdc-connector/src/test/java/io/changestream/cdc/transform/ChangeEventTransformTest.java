@@ -197,6 +197,27 @@ class ChangeEventTransformTest {
     }
 
     @Test
+    void theEmbeddedBytesFormatCarriesTheSameEnvelopeAsUtf8() throws Exception {
+        String json = event("e-8", "entityUpdated", "table", ",\"entity\":{\"name\":\"caf\u00e9\",\"columns\":"
+                + "[{\"name\":\"c1\",\"dataType\":\"VARCHAR\"}]},\"incrementalChangeDescription\":{\"a\":1}");
+        SourceRecord asText = transform(Map.of()).apply(DebeziumRecords.pgChangeEvent("c", 7, json, LSN, 1));
+        SourceRecord asBytes = transform(Map.of(ChangeEventTransform.VALUE_FORMAT, "bytes"))
+                .apply(DebeziumRecords.pgChangeEvent("c", 7, json, LSN, 1));
+
+        assertEquals(Schema.BYTES_SCHEMA, asBytes.valueSchema());
+        assertEquals(asText.value(), new String((byte[]) asBytes.value(), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(asText.key(), asBytes.key());
+        assertEquals(asText.topic(), asBytes.topic());
+        JsonNode value = Json.mapper().readTree((byte[]) asBytes.value());
+        assertEquals("café", value.at("/entity/name").asText(), "the entity is carried whole");
+        assertEquals("VARCHAR", value.at("/entity/columns/0/dataType").asText());
+        assertEquals(1, value.at("/incrementalChangeDescription/a").asInt(), "unmodelled platform fields stay");
+        assertEquals(7, value.at("/source/sourceOffset").asLong());
+        assertThrows(io.changestream.cdc.CdcException.class,
+                () -> transform(Map.of(ChangeEventTransform.VALUE_FORMAT, "avro")));
+    }
+
+    @Test
     void maskedValuesNeverReachTheDeadLetterQueue() throws Exception {
         ChangeEventTransform<SourceRecord> smt = transform(Map.of("mask.pointers", "/connection/config/password"));
         String missingId = "{\"eventType\":\"entityCreated\",\"entityType\":\"t\",\"entityId\":\"x\",\"timestamp\":1,"

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * <tr><td>logtailer_backend_errors_total</td><td>kind = transient|fatal</td></tr>
  * <tr><td>logtailer_refusals_total</td><td>reason</td></tr>
  * <tr><td>logtailer_replays_total</td><td>kind = memory|kafka|source|truncated</td></tr>
- * <tr><td>logtailer_dropped_viewers_total</td><td>-</td></tr>
+ * <tr><td>logtailer_dropped_viewers_total</td><td>budget = viewer|global</td></tr>
  * <tr><td>logtailer_stream_ends_total</td><td>reason</td></tr>
  * <tr><td>logtailer_chunks_published_total</td><td>outcome = ok|failed</td></tr>
  * </table>
@@ -31,7 +31,7 @@ import java.util.function.Supplier;
 public final class LogMetrics {
 
     /** Why a stream request was refused. */
-    public enum Refusal { TOO_MANY_RUNS, TOO_MANY_CONNECTIONS, NO_BACKEND }
+    public enum Refusal { TOO_MANY_RUNS, TOO_MANY_CONNECTIONS, NO_BACKEND, TOO_MANY_BACKEND_RUNS, CALLER_LIMIT }
 
     /** Where a joining viewer's missed content came from. */
     public enum ReplayKind { MEMORY, KAFKA, SOURCE, TRUNCATED }
@@ -42,7 +42,7 @@ public final class LogMetrics {
     private final io.micrometer.core.instrument.DistributionSummary pollReads;
     private final Counter transientErrors;
     private final Counter fatalErrors;
-    private final Counter dropped;
+    private final Map<Viewer.Budget, Counter> dropped = new EnumMap<>(Viewer.Budget.class);
     private final Counter published;
     private final Counter publishFailed;
     private final Map<Refusal, Counter> refusals = new EnumMap<>(Refusal.class);
@@ -61,9 +61,12 @@ public final class LogMetrics {
                 .register(registry);
         transientErrors = errors("transient");
         fatalErrors = errors("fatal");
-        dropped = Counter.builder("logtailer.dropped.viewers")
-                .description("Viewers dropped because their unsent bytes exceeded maxPendingBytesPerClient")
-                .register(registry);
+        for (Viewer.Budget b : Viewer.Budget.values()) {
+            dropped.put(b, Counter.builder("logtailer.dropped.viewers")
+                    .description("Viewers cut off with truncated and their cursor because their unsent bytes passed"
+                            + " maxPendingBytesPerClient (viewer) or all viewers' passed maxPendingBytesTotal (global)")
+                    .tag("budget", b.name().toLowerCase(java.util.Locale.ROOT)).register(registry));
+        }
         published = publishCounter("ok");
         publishFailed = publishCounter("failed");
         for (Refusal r : Refusal.values()) {
@@ -113,8 +116,8 @@ public final class LogMetrics {
         (fatal ? fatalErrors : transientErrors).increment();
     }
 
-    void dropped() {
-        dropped.increment();
+    void dropped(Viewer.Budget budget) {
+        dropped.get(budget).increment();
     }
 
     /** Counts a refused stream request. */
@@ -158,7 +161,7 @@ public final class LogMetrics {
 
     /** Viewers dropped so far. */
     public double droppedViewers() {
-        return dropped.count();
+        return dropped.values().stream().mapToDouble(Counter::count).sum();
     }
 
     private Counter errors(String kind) {

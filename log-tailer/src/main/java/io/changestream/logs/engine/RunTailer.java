@@ -113,6 +113,7 @@ public final class RunTailer {
         }
         viewer.startClock(ticker.nanos());
         String from = fromCursor == null ? source.startCursor() : fromCursor;
+        viewer.resumeFrom(from);
         List<Chunk> missed = after(List.copyOf(buffer), bufferStart, from);
         if (missed != null) {
             if (!missed.isEmpty()) {
@@ -314,13 +315,14 @@ public final class RunTailer {
         if (!chunk.text().isEmpty()) {
             boolean truncated = restartPending;
             restartPending = false;
-            broadcast(EventFrames.frame(LogStreamEvent.logs(runId, chunk.text(), chunk.after(), false, truncated)));
+            broadcast(EventFrames.frame(LogStreamEvent.logs(runId, chunk.text(), chunk.after(), false, truncated)),
+                    chunk.after());
         }
     }
 
-    private void broadcast(byte[] frame) {
+    private void broadcast(byte[] frame, String frameCursor) {
         for (Viewer viewer : List.copyOf(viewers)) {
-            if (!viewer.sendFrame(frame)) {
+            if (!viewer.sendFrame(frame, frameCursor)) {
                 viewers.remove(viewer);
             }
         }

@@ -21,8 +21,12 @@ import java.time.Duration;
  *                                 {@code runFinished}
  * @param runProbeSeconds          {@code runProbeSeconds} (10): run state looked up at most this often
  * @param maxReplayBytes           {@code maxReplayBytes} (256 KiB): replay buffer per run for late joiners
- * @param maxPendingBytesPerClient {@code maxPendingBytesPerClient} (4 MiB): unsent UTF-8 bytes before a viewer is
- *                                 dropped
+ * @param maxPendingBytesPerClient {@code maxPendingBytesPerClient} (64 KiB): unsent UTF-8 bytes a viewer may fall
+ *                                 behind by; past it the viewer is sent {@code truncated} with the cursor of the last
+ *                                 frame it was written and closed (it resumes from that cursor). A viewer with nothing
+ *                                 pending always takes the next frame, however large
+ * @param maxPendingBytesTotal     {@code maxPendingBytesTotal} (256 MiB): unsent bytes of all viewers together; past
+ *                                 it the viewers furthest behind are cut off the same way until the total is within
  * @param maxActiveRuns            {@code maxActiveRuns} (200): runs tailed at once; sizes the poll scheduler
  * @param maxActiveConnections     {@code maxActiveConnections} (500): open stream connections
  * @param heartbeatSeconds         {@code heartbeatSeconds} (25): interval of the {@code : heartbeat} comment
@@ -42,7 +46,8 @@ public record StreamSettings(
         long maxPendingBytesPerClient,
         int maxActiveRuns,
         int maxActiveConnections,
-        long heartbeatSeconds) {
+        long heartbeatSeconds,
+        long maxPendingBytesTotal) {
 
     private static final long KIB = 1024;
     private static final long MIB = KIB * KIB;
@@ -68,12 +73,20 @@ public record StreamSettings(
         positive("stream.maxActiveRuns", maxActiveRuns);
         positive("stream.maxActiveConnections", maxActiveConnections);
         positive("stream.heartbeatSeconds", heartbeatSeconds);
+        positive("stream.maxPendingBytesTotal", maxPendingBytesTotal);
+        if (maxPendingBytesTotal < maxPendingBytesPerClient) {
+            throw new IllegalArgumentException("stream.maxPendingBytesTotal (" + maxPendingBytesTotal
+                    + ") must be >= stream.maxPendingBytesPerClient (" + maxPendingBytesPerClient + ")");
+        }
     }
 
-    /** The platform's defaults ({@code LogStreamSettings.defaults()}) and a 25 s heartbeat. */
+    /**
+     * The platform's defaults ({@code LogStreamSettings.defaults()}) but a 64 KiB slow-viewer budget per viewer
+     * (the platform's 4 MiB, times 50,000 viewers, is 200 GiB), 256 MiB for all viewers, and a 25 s heartbeat.
+     */
     public static StreamSettings defaults() {
         return new StreamSettings(Duration.ofSeconds(2), 1000, 20, MIB, 32 * MIB, 3600, 300, 10, 60, 10,
-                256 * KIB, 4 * MIB, 200, 500, 25);
+                256 * KIB, 64 * KIB, 200, 500, 25, 256 * MIB);
     }
 
     /** Poll threads: one per 25 runs of {@code maxActiveRuns}, clamped to 2–16. */
@@ -86,7 +99,7 @@ public record StreamSettings(
     public StreamSettings withCaps(int runs, int connections) {
         return new StreamSettings(poll, linesPerRead, maxReadsPerTick, maxBytesPerTick, maxStreamBytes,
                 maxStreamSeconds, maxIdleSeconds, finishGraceSeconds, unknownRunGraceSeconds, runProbeSeconds,
-                maxReplayBytes, maxPendingBytesPerClient, runs, connections, heartbeatSeconds);
+                maxReplayBytes, maxPendingBytesPerClient, runs, connections, heartbeatSeconds, maxPendingBytesTotal);
     }
 
     private static void positive(String name, long value) {

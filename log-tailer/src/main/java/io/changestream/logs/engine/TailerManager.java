@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Turns stream requests into viewers of the one {@link RunTailer} per (source, pipeline, run): starts a tailer for
  * the first viewer, joins later ones, lets the last one leaving stop it. Owns the poll scheduler (one thread per 25
  * runs of {@code maxActiveRuns}, 2–16), the heartbeat thread (a pass a second beats the viewers that are due, so
- * heartbeats are spread over the interval), the connection and run caps, and hands Kafka replays
+ * heartbeats are spread over the interval, and the same pass enforces the slow-viewer budget of all viewers together,
+ * {@code maxPendingBytesTotal}), the connection and run caps, and hands Kafka replays
  * to the replay executor. Request threads call {@link #open}; {@link #close()} is idempotent and does not drain.
  */
 public final class TailerManager implements AutoCloseable {
@@ -147,10 +148,15 @@ public final class TailerManager implements AutoCloseable {
         connections.add(viewer);
         RunKey key = new RunKey(source.kind(), pipelineFqn, runId);
         for (int attempt = 0; attempt < ATTACH_ATTEMPTS; attempt++) {
-            Tailed tailed = runs.computeIfAbsent(key, k -> build(k, source, after));
+            String[] backendFull = new String[1];
+            Tailed tailed = runs.computeIfAbsent(key, k -> build(k, source, after, backendFull));
             if (tailed == null) {
                 forget(viewer);
-                refuse(viewer, after, TOO_MANY_RUNS, Refusal.TOO_MANY_RUNS);
+                if (backendFull[0] != null) {
+                    refuse(viewer, after, backendFull[0], Refusal.TOO_MANY_BACKEND_RUNS);
+                } else {
+                    refuse(viewer, after, TOO_MANY_RUNS, Refusal.TOO_MANY_RUNS);
+                }
                 return;
             }
             RunTailer tailer = tailed.tailer;
@@ -228,10 +234,26 @@ public final class TailerManager implements AutoCloseable {
         }
     }
 
-    private Tailed build(RunKey key, LogSource source, String after) {
+    /**
+     * A new tailer of {@code key}, or null past {@code maxActiveRuns} or past its backend's
+     * {@code <kind>.maxActiveRuns} (then {@code backendFull[0]} is the message naming it).
+     */
+    private Tailed build(RunKey key, LogSource source, String after, String[] backendFull) {
         if (runs.size() >= settings.maxActiveRuns()) {
             LOG.warn("refusing to tail {}: already tailing {} runs", key, runs.size());
             return null;
+        }
+        int perBackend = source.maxActiveRuns();
+        if (perBackend < Integer.MAX_VALUE) {
+            String kind = source.kind();
+            long polled = runs.keySet().stream().filter(k -> k.source().equals(kind)
+                    || k.source().startsWith(kind + "#")).count();
+            if (polled >= perBackend) {
+                backendFull[0] = "The server is already tailing the maximum number of runs from this log backend ("
+                        + kind + ".maxActiveRuns = " + perBackend + "). Retry shortly or use the paging endpoint "
+                        + "(/last).";
+                return null;
+            }
         }
         Tailed tailed = new Tailed();
         tailed.tailer = new RunTailer(key.pipelineFqn(), key.runId(), source, after, states, settings, ticker,
@@ -275,7 +297,7 @@ public final class TailerManager implements AutoCloseable {
             return false;
         }
         RunKey key = new RunKey(shared.source().kind() + "#" + privateReaders.incrementAndGet(), fqn, runId);
-        Tailed tailed = build(key, shared.source().reopen(), from);
+        Tailed tailed = build(key, shared.source().reopen(), from, new String[1]);
         if (tailed == null || runs.putIfAbsent(key, tailed) != null) {
             return false;
         }
@@ -304,12 +326,48 @@ public final class TailerManager implements AutoCloseable {
         try {
             long now = ticker.nanos();
             long interval = TimeUnit.SECONDS.toNanos(settings.heartbeatSeconds());
+            long pending = 0;
             for (Viewer viewer : connections) {
                 viewer.heartbeatIfDue(now, interval);
+                pending += viewer.pendingBytes();
+            }
+            if (pending > settings.maxPendingBytesTotal()) {
+                cutSlowest(pending);
             }
         } catch (RuntimeException e) {
             LOG.warn("heartbeat pass failed", e);
         }
+    }
+
+    /**
+     * All viewers together are {@code total} bytes behind, past {@code maxPendingBytesTotal}: cuts off the viewers
+     * furthest behind ({@link Viewer#cutOff}, {@code truncated} with their cursor) until the rest are within it. Runs
+     * on the heartbeat thread, once a second; between passes each viewer is bounded by its own budget.
+     */
+    private void cutSlowest(long total) {
+        record Behind(Viewer viewer, long pending) {
+        }
+        List<Behind> behind = new java.util.ArrayList<>();
+        for (Viewer viewer : connections) {
+            long p = viewer.pendingBytes();
+            if (p > 0) {
+                behind.add(new Behind(viewer, p));
+            }
+        }
+        behind.sort(java.util.Comparator.comparingLong(Behind::pending).reversed());
+        long left = total;
+        int cut = 0;
+        for (Behind b : behind) {
+            if (left <= settings.maxPendingBytesTotal()) {
+                break;
+            }
+            if (b.viewer().cutOff(Viewer.Budget.GLOBAL, settings.maxPendingBytesTotal())) {
+                cut++;
+            }
+            left -= b.pending();
+        }
+        LOG.info("{} viewers were {} bytes behind, past stream.maxPendingBytesTotal = {}: cut off the {} furthest "
+                + "behind with truncated and their cursor", behind.size(), total, settings.maxPendingBytesTotal(), cut);
     }
 
     private static ThreadFactory daemon(String name) {

@@ -7,8 +7,12 @@ import java.util.List;
 
 /**
  * One client attached to a run's stream. Counts what its {@link ViewerSink} has not written yet plus what it holds
- * back during a Kafka replay, and drops itself — closing the connection without a {@code complete} event, so the
- * client reconnects with its cursor — when that would pass {@code maxPendingBytesPerClient} (UTF-8 bytes).
+ * back during a Kafka replay (its pending bytes), and cuts itself off when a frame would take that past
+ * {@code maxPendingBytesPerClient} (UTF-8 bytes; a viewer with nothing pending always takes the next frame): what is
+ * queued is discarded, the client is sent a {@code logs} event with {@code truncated: true}, a message naming the
+ * limit and, as {@code after}, the cursor of the last frame it was written (it resumes from there and misses nothing),
+ * and the connection is closed. The {@link TailerManager} cuts the viewers furthest behind the same way when all of
+ * them together pass {@code maxPendingBytesTotal} ({@link #cutOff}).
  * Keeps its own lifetime and byte count for the per-connection caps {@code maxStreamSeconds} and
  * {@code maxStreamBytes}: a tab joining an old run gets its own hour and its own 32 MiB.
  * Called by poll, heartbeat, replay and request threads; all methods are synchronized.
@@ -19,7 +23,19 @@ public final class Viewer {
     private final ViewerSink sink;
     private final long maxPendingBytes;
     private final LogMetrics metrics;
-    private final List<byte[]> held = new ArrayList<>();
+    /** A frame held back during a replay, with the cursor it ends at (null: none). */
+    private record Held(byte[] frame, String cursor) {
+    }
+
+    /** Which budget a viewer went past. */
+    public enum Budget {
+        /** Its own, {@code stream.maxPendingBytesPerClient}. */
+        VIEWER,
+        /** All viewers' together, {@code stream.maxPendingBytesTotal}. */
+        GLOBAL
+    }
+
+    private final List<Held> held = new ArrayList<>();
     private long heldBytes;
     private boolean holding;
     private boolean open = true;
@@ -28,6 +44,8 @@ public final class Viewer {
     private boolean started;
     private long streamedBytes;
     private Runnable onGone = () -> { };
+    private Runnable alsoOnGone = () -> { };
+    private String resumeCursor;
 
     /** A viewer of {@code runId} writing to {@code sink}. */
     public Viewer(String runId, ViewerSink sink, long maxPendingBytes, LogMetrics metrics) {
@@ -45,6 +63,48 @@ public final class Viewer {
     /** Sets what runs once when this viewer ends for any reason (set by the manager). */
     public synchronized void onGone(Runnable action) {
         this.onGone = action;
+    }
+
+    /**
+     * Sets what also runs once when this viewer ends, apart from the manager's {@link #onGone} (the caller's quota
+     * lease); runs at once when the viewer has ended already.
+     */
+    public void alsoOnGone(Runnable action) {
+        synchronized (this) {
+            if (open) {
+                this.alsoOnGone = action;
+                return;
+            }
+        }
+        action.run();
+    }
+
+    /** The cursor this viewer asked to resume after, the fallback cut-off cursor; later calls keep the first. */
+    synchronized void resumeFrom(String cursor) {
+        if (resumeCursor == null) {
+            resumeCursor = cursor;
+        }
+    }
+
+    /** Bytes queued for this viewer and not yet on its connection, plus those held back during a replay. */
+    public synchronized long pendingBytes() {
+        return open ? sink.pendingBytes() + heldBytes : 0;
+    }
+
+    /**
+     * Cuts this viewer off for going past {@code budget} of {@code limit} bytes: {@code truncated} with its cursor,
+     * then closed. False when it was closed already.
+     */
+    public boolean cutOff(Budget budget, long limit) {
+        Runnable gone;
+        synchronized (this) {
+            if (!open) {
+                return false;
+            }
+            gone = cut(budget, limit);
+        }
+        gone.run();
+        return true;
     }
 
     /** Starts this connection's lifetime clock at {@code nowNanos}; later calls keep the first start. */
@@ -80,17 +140,25 @@ public final class Viewer {
 
     /** Sends one event; false when the viewer is closed or was dropped by this call. */
     public boolean send(LogStreamEvent event) {
-        return sendFrame(EventFrames.frame(event));
+        return sendFrame(EventFrames.frame(event), event.after());
     }
 
-    /** Sends one encoded frame (shared by every viewer of a broadcast); false when closed or dropped. */
+    /** Sends one encoded frame without a cursor; false when closed or cut off. */
     public boolean sendFrame(byte[] frame) {
+        return sendFrame(frame, null);
+    }
+
+    /**
+     * Sends one encoded frame (shared by every viewer of a broadcast) that ends at {@code cursor}; false when closed
+     * or cut off by this call.
+     */
+    public boolean sendFrame(byte[] frame, String cursor) {
         Runnable gone;
         synchronized (this) {
             if (!open) {
                 return false;
             }
-            gone = offer(frame);
+            gone = offer(frame, cursor);
         }
         if (gone == null) {
             return true;
@@ -99,21 +167,40 @@ public final class Viewer {
         return false;
     }
 
-    /** Queues or holds one frame; returns the gone-action when this call dropped the viewer, else null. */
-    private Runnable offer(byte[] frame) {
-        if (sink.pendingBytes() + heldBytes + frame.length > maxPendingBytes) {
-            metrics.dropped();
-            Runnable gone = markClosed();
-            sink.abort();
-            return gone;
+    /** Queues or holds one frame; returns the gone-action when this call cut the viewer off, else null. */
+    private Runnable offer(byte[] frame, String cursor) {
+        long pending = sink.pendingBytes() + heldBytes;
+        if (pending > 0 && pending + frame.length > maxPendingBytes) {
+            return cut(Budget.VIEWER, maxPendingBytes);
         }
         if (holding) {
-            held.add(frame);
+            held.add(new Held(frame, cursor));
             heldBytes += frame.length;
         } else {
-            write(frame);
+            write(frame, cursor);
         }
         return null;
+    }
+
+    /** Discards what is queued, sends {@code truncated} with the last cursor written, closes; the gone-action. */
+    private Runnable cut(Budget budget, long limit) {
+        metrics.dropped(budget);
+        String fallback = resumeCursor;
+        Runnable gone = markClosed();
+        sink.truncate(written -> EventFrames.frame(truncatedEvent(written != null ? written : fallback, budget,
+                limit)));
+        return gone;
+    }
+
+    private LogStreamEvent truncatedEvent(String cursor, Budget budget, long limit) {
+        String message = budget == Budget.VIEWER
+                ? "This viewer fell behind: more than stream.maxPendingBytesPerClient = " + limit
+                        + " bytes were waiting for it. Resume from this cursor (?after=) to get the rest."
+                : "The server's slow-viewer budget (stream.maxPendingBytesTotal = " + limit + " bytes) is used up"
+                        + " and this viewer was among those furthest behind. Resume from this cursor (?after=) to get"
+                        + " the rest.";
+        return new LogStreamEvent(LogStreamEvent.EventType.LOGS, runId, "", cursor, null, Boolean.TRUE, null,
+                message);
     }
 
     /** Sends the heartbeat comment (subject to the same pending limit). */
@@ -158,14 +245,13 @@ public final class Viewer {
                 return false;
             }
             holding = false;
-            List<byte[]> live = new ArrayList<>(held);
+            List<Held> frames = new ArrayList<>(replayFirst.size() + held.size());
+            replayFirst.forEach(event -> frames.add(new Held(EventFrames.frame(event), event.after())));
+            frames.addAll(held);
             held.clear();
             heldBytes = 0;
-            List<byte[]> frames = new ArrayList<>(replayFirst.size() + live.size());
-            replayFirst.forEach(event -> frames.add(EventFrames.frame(event)));
-            frames.addAll(live);
-            for (byte[] frame : frames) {
-                gone = offer(frame);
+            for (Held frame : frames) {
+                gone = offer(frame.frame(), frame.cursor());
                 if (gone != null) {
                     break;
                 }
@@ -187,7 +273,7 @@ public final class Viewer {
             }
             // a viewer still waiting for its replay would get a final cursor past content it never saw:
             // close it without the event, so it reconnects with the cursor it has
-            gone = holding ? null : offer(EventFrames.frame(last));
+            gone = holding ? null : offer(EventFrames.frame(last), last.after());
             holding = false;
             if (gone == null) {
                 gone = markClosed();
@@ -226,8 +312,8 @@ public final class Viewer {
         return open;
     }
 
-    private void write(byte[] frame) {
-        sink.write(frame);
+    private void write(byte[] frame, String cursor) {
+        sink.write(frame, cursor);
         metrics.sentBytes(frame.length);
         if (frame != EventFrames.HEARTBEAT) {
             streamedBytes += frame.length;
@@ -239,7 +325,15 @@ public final class Viewer {
         held.clear();
         heldBytes = 0;
         Runnable gone = onGone;
+        Runnable also = alsoOnGone;
         onGone = () -> { };
-        return gone;
+        alsoOnGone = () -> { };
+        return () -> {
+            try {
+                gone.run();
+            } finally {
+                also.run();
+            }
+        };
     }
 }

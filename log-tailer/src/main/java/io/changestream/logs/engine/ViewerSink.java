@@ -10,6 +10,21 @@ public interface ViewerSink {
     /** Queues one whole SSE frame for writing. Ignored after {@link #close()}. */
     void write(byte[] frame);
 
+    /**
+     * Queues one whole SSE frame that ends at {@code cursorAfter} (null: a frame without a cursor, a heartbeat);
+     * the sink remembers the cursor of the last frame it handed to the connection, for {@link #truncate}.
+     */
+    default void write(byte[] frame, String cursorAfter) {
+        write(frame);
+    }
+
+    /**
+     * Cuts a viewer that fell behind: discards every queued frame not yet handed to the connection, writes the frame
+     * {@code notice} makes from the cursor of the last frame that was (null when none was), and ends the response
+     * once that is written (or the connection's idle timeout ends it). Idempotent; ignored once closed.
+     */
+    void truncate(java.util.function.Function<String, byte[]> notice);
+
     /** UTF-8 bytes handed to {@link #write} but not yet written to the connection. */
     long pendingBytes();
 

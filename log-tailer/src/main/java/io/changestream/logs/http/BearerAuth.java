@@ -14,6 +14,14 @@ public final class BearerAuth {
         this.tokens = tokens.stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
     }
 
+    /** The token of a {@code Bearer} header (trimmed), or the empty string when there is none. */
+    public static String token(String authorizationHeader) {
+        if (authorizationHeader == null || !authorizationHeader.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return "";
+        }
+        return authorizationHeader.substring(7).trim();
+    }
+
     /** True when the header carries an accepted token. */
     public boolean allows(String authorizationHeader) {
         if (authorizationHeader == null || !authorizationHeader.regionMatches(true, 0, "Bearer ", 0, 7)) {

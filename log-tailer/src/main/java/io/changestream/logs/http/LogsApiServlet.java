@@ -9,7 +9,9 @@ import io.changestream.logs.engine.Viewer;
 import io.changestream.logs.source.LogSource;
 import io.changestream.logs.source.MissingLogException;
 import io.changestream.logs.source.Page;
+import io.changestream.logs.limits.CallerQuotas;
 import io.changestream.logs.source.PathNames;
+import io.changestream.logs.source.ReadLimitException;
 import io.changestream.logs.source.SourceResolver;
 import jakarta.servlet.AsyncContext;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
@@ -35,9 +37,12 @@ import java.util.Optional;
  * <li>{@code GET {fqn}/last?runId=&after=} — one page as JSON: {@code runId, logs, after, more, truncated}.</li>
  * <li>{@code GET {fqn}/last/download?runId=} — the whole run as {@code text/plain}, streamed page by page.</li>
  * <li>{@code GET {fqn}/runs?limit=} — the pipeline's recent runs, newest first: {@code {"runs": [{runId, modified,
- * source}]}} (storage and object storage, plus the status view's newest run).</li>
+ * source, live}]}} (storage and object storage — a run with only {@code partial.txt} is {@code live} — plus the
+ * status view's newest run).</li>
  * </ul>
- * A client's mistake is a 4xx naming the parameter, never a 500: unsafe names 400, unknown pipeline or run 404, a
+ * A stream past one of the caller's {@link io.changestream.logs.limits.CallerLimits} is a 429 naming the setting,
+ * before anything is committed. A paging read past a backend's read limits is a 503 ({@code maxConcurrentReads}) or
+ * 413 ({@code maxResponseBytes}) naming the setting. A client's mistake is a 4xx naming the parameter, never a 500: unsafe names 400, unknown pipeline or run 404, a
  * newest run from the status view that is not a safe name falls back to the newest stored run.
  * {@code {fqn}} is the FQN or a configured id; no or a wrong bearer token gives 401 before anything opens. A plain
  * servlet (not a Javalin route) so the stream is written with non-blocking output; Jetty request threads call it.
@@ -51,18 +56,22 @@ public final class LogsApiServlet extends HttpServlet {
     private static final int MAX_CURSOR_LENGTH = 64;
     private static final int DEFAULT_RUNS = 20;
     private static final int MAX_RUNS = 200;
+    private static final String RETRY_AFTER_SECONDS = "5";
 
     private final transient BearerAuth auth;
     private final transient PipelineRegistry registry;
     private final transient SourceResolver sources;
     private final transient TailerManager manager;
+    private final transient CallerQuotas quotas;
 
-    /** The endpoints over these parts. */
-    public LogsApiServlet(BearerAuth auth, PipelineRegistry registry, SourceResolver sources, TailerManager manager) {
+    /** The endpoints over these parts; {@code quotas} bounds each caller's streams. */
+    public LogsApiServlet(BearerAuth auth, PipelineRegistry registry, SourceResolver sources, TailerManager manager,
+                          CallerQuotas quotas) {
         this.auth = auth;
         this.registry = registry;
         this.sources = sources;
         this.manager = manager;
+        this.quotas = quotas;
     }
 
     @Override
@@ -106,17 +115,32 @@ public final class LogsApiServlet extends HttpServlet {
             return;
         }
         String after = blankToNull(req.getParameter("after"));
-        resp.setStatus(200);
-        resp.setContentType("text/event-stream;charset=utf-8");
-        resp.setHeader("Cache-Control", "no-cache");
-        resp.setHeader("X-Accel-Buffering", "no");
-        AsyncContext async = req.startAsync();
-        async.setTimeout(0);
-        resp.flushBuffer();
-        ServletSink sink = new ServletSink(async, closer(req));
-        StreamSettings settings = manager.settings();
-        Viewer viewer = new Viewer(runId, sink, settings.maxPendingBytesPerClient(), manager.metrics());
-        sink.start(viewer);
+        CallerQuotas.Grant grant = quotas.acquire(BearerAuth.token(req.getHeader("Authorization")),
+                req.getRemoteAddr(), fqn.get() + "/" + runId);
+        if (!grant.granted()) {
+            manager.metrics().refused(Refusal.CALLER_LIMIT);
+            resp.setHeader("Retry-After", RETRY_AFTER_SECONDS);
+            error(resp, 429, grant.refusal());
+            return;
+        }
+        Viewer viewer;
+        try {
+            resp.setStatus(200);
+            resp.setContentType("text/event-stream;charset=utf-8");
+            resp.setHeader("Cache-Control", "no-cache");
+            resp.setHeader("X-Accel-Buffering", "no");
+            AsyncContext async = req.startAsync();
+            async.setTimeout(0);
+            resp.flushBuffer();
+            ServletSink sink = new ServletSink(async, closer(req));
+            StreamSettings settings = manager.settings();
+            viewer = new Viewer(runId, sink, settings.maxPendingBytesPerClient(), manager.metrics());
+            viewer.alsoOnGone(grant.lease()::release);
+            sink.start(viewer);
+        } catch (IOException | RuntimeException e) {
+            grant.lease().release();
+            throw e;
+        }
         Optional<LogSource> source = sources.resolve(fqn.get(), runId);
         if (source.isEmpty()) {
             manager.refuse(viewer, after, "No log backend holds run " + runId + " of pipeline " + fqn.get()
@@ -162,6 +186,8 @@ public final class LogsApiServlet extends HttpServlet {
             body.put("more", page.more());
             body.put("truncated", page.restarted());
             json(resp, 200, body);
+        } catch (ReadLimitException.TooLarge e) {
+            error(resp, 413, e.getMessage());
         } catch (SourceUnavailableException e) {
             error(resp, 410, e.getMessage());
         } catch (MissingLogException e) {
@@ -169,6 +195,12 @@ public final class LogsApiServlet extends HttpServlet {
                 throw e;
             }
             error(resp, 404, "No logs for this pipeline run: " + e.getMessage());
+        } catch (ReadLimitException.Busy e) {
+            if (resp.isCommitted()) {
+                throw e;
+            }
+            resp.setHeader("Retry-After", RETRY_AFTER_SECONDS);
+            error(resp, 503, e.getMessage());
         } catch (IOException e) {
             if (resp.isCommitted()) {
                 throw e;
@@ -201,6 +233,7 @@ public final class LogsApiServlet extends HttpServlet {
             row.put("runId", run.runId());
             row.put("modified", run.modified() == null ? null : run.modified().toString());
             row.put("source", run.source());
+            row.put("live", run.live());
             runs.add(row);
         });
         Map<String, Object> body = new LinkedHashMap<>();

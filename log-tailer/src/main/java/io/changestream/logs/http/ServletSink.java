@@ -23,8 +23,14 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
 
     private final AsyncContext async;
     private final ServletOutputStream out;
-    private final Queue<byte[]> queue = new ArrayDeque<>();
+    /** A queued frame and the cursor it ends at (null: none). */
+    private record Frame(byte[] bytes, String cursor) {
+    }
+
+    private final Queue<Frame> queue = new ArrayDeque<>();
     private long pending;
+    private String writtenCursor;
+    private boolean closeConnection;
     private boolean closing;
     private boolean completed;
     private boolean needsFlush;
@@ -52,12 +58,34 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
 
     @Override
     public void write(byte[] frame) {
+        write(frame, null);
+    }
+
+    @Override
+    public void write(byte[] frame, String cursorAfter) {
         synchronized (this) {
             if (closing || completed) {
                 return;
             }
-            queue.add(frame);
+            queue.add(new Frame(frame, cursorAfter));
             pending += frame.length;
+        }
+        drain();
+    }
+
+    @Override
+    public void truncate(java.util.function.Function<String, byte[]> notice) {
+        synchronized (this) {
+            if (closing || completed) {
+                return;
+            }
+            queue.clear();
+            byte[] last = notice.apply(writtenCursor);
+            queue.add(new Frame(last, null));
+            pending = last.length;
+            closing = true;
+            // once the notice is on the connection it ends too (not kept alive): a cut viewer holds no socket
+            closeConnection = true;
         }
         drain();
     }
@@ -124,10 +152,13 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
             }
             try {
                 while (out.isReady()) {
-                    byte[] next = queue.poll();
+                    Frame next = queue.poll();
                     if (next != null) {
-                        writeFrame(next);
-                        pending -= next.length;
+                        writeFrame(next.bytes());
+                        pending -= next.bytes().length;
+                        if (next.cursor() != null) {
+                            writtenCursor = next.cursor();
+                        }
                         needsFlush = true;
                     } else if (needsFlush) {
                         needsFlush = false;
@@ -161,16 +192,21 @@ final class ServletSink implements ViewerSink, WriteListener, AsyncListener {
     }
 
     private void complete() {
+        boolean hard;
         synchronized (this) {
             if (completed) {
                 return;
             }
             completed = true;
+            hard = closeConnection;
         }
         try {
             async.complete();
         } catch (IllegalStateException e) {
             // already completed by the container (client gone)
+        }
+        if (hard) {
+            hardClose.run();
         }
         gone();
     }

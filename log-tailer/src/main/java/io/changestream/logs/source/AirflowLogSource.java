@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.logs.engine.EventFrames;
 import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -25,7 +26,9 @@ import java.util.Base64;
  * (the current chunk shorter than what was delivered, or the chunk index now past {@code total}) restarts at
  * {@code 0:0} flagged {@link Page#restarted()}: the viewer is told {@code truncated} and shows the new try from its
  * start. 401/403 are fatal ({@link SourceUnavailableException}); 404 and "can't fetch logs" 400s are
- * {@link MissingLogException}; 5xx and I/O errors are transient. Thread-safe (stateless).
+ * {@link MissingLogException}; 5xx and I/O errors are transient. Reads go through the backend's {@link ReadGate}
+ * ({@code airflow.maxConcurrentReads}); an answer larger than {@code airflow.maxResponseBytes} is not read further
+ * and is {@link ReadLimitException.TooLarge}. Thread-safe (stateless).
  */
 public final class AirflowLogSource implements LogSource {
 
@@ -34,12 +37,24 @@ public final class AirflowLogSource implements LogSource {
     private final HttpClient http;
     private final AirflowSettings settings;
     private final String dagId;
+    private final ReadGate gate;
 
-    /** The source of pipeline {@code pipelineFqn} (validated by {@link PathNames}). */
+    /** The source of pipeline {@code pipelineFqn} (validated by {@link PathNames}), with the default read limits. */
     public AirflowLogSource(HttpClient http, AirflowSettings settings, String pipelineFqn) {
+        this(http, settings, new ReadGate(ReadLimits.airflowDefaults()), pipelineFqn);
+    }
+
+    /** The source of pipeline {@code pipelineFqn}, its reads bounded by {@code gate}. */
+    public AirflowLogSource(HttpClient http, AirflowSettings settings, ReadGate gate, String pipelineFqn) {
         this.http = http;
         this.settings = settings;
+        this.gate = gate;
         this.dagId = dagId(PathNames.require("pipeline fqn", pipelineFqn));
+    }
+
+    @Override
+    public int maxActiveRuns() {
+        return gate.limits().maxActiveRuns();
     }
 
     /** The DAG id of a pipeline FQN: its last dot-separated segment, quotes removed ({@code svc."a.b"} → {@code a.b}). */
@@ -134,14 +149,19 @@ public final class AirflowLogSource implements LogSource {
             request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
                     (settings.username() + ":" + settings.password()).getBytes(StandardCharsets.UTF_8)));
         }
-        HttpResponse<String> response;
+        int status;
+        String body;
+        gate.enter();
         try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpResponse<InputStream> response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+            status = response.statusCode();
+            body = readBounded(response.body(), gate.limits().maxResponseBytes(), index);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading Airflow", e);
+        } finally {
+            gate.exit();
         }
-        int status = response.statusCode();
         if (status == 401 || status == 403) {
             throw new SourceUnavailableException("Airflow refused the log of this pipeline (HTTP " + status
                     + "): check airflow.username/password or airflow.token.");
@@ -150,7 +170,7 @@ public final class AirflowLogSource implements LogSource {
             throw new MissingLogException("Airflow has no run of DAG " + dagId + " (HTTP 404).");
         }
         if (status == 400) {
-            if (errorOf(response.body()).contains(OUT_OF_BOUNDS)) {
+            if (errorOf(body).contains(OUT_OF_BOUNDS)) {
                 return null;
             }
             throw new MissingLogException("Airflow cannot fetch the log of task " + settings.taskId() + " of DAG "
@@ -160,9 +180,21 @@ public final class AirflowLogSource implements LogSource {
             throw new IOException("Airflow answered HTTP " + status + " for chunk " + index);
         }
         try {
-            return EventFrames.mapper().readTree(response.body());
+            return EventFrames.mapper().readTree(body);
         } catch (IOException e) {
             throw new IOException("Airflow sent a body that is not JSON", e);
+        }
+    }
+
+    /** The body as UTF-8 text, read to at most {@code max} bytes: a larger one is not read further. */
+    private static String readBounded(InputStream in, long max, int index) throws IOException {
+        try (in) {
+            byte[] bytes = in.readNBytes((int) Math.min(max + 1, Integer.MAX_VALUE - 8));
+            if (bytes.length > max) {
+                throw new ReadLimitException.TooLarge("Airflow's answer for chunk " + index + " of this log is larger "
+                        + "than airflow.maxResponseBytes = " + max + " bytes; raise it to read this log.");
+            }
+            return new String(bytes, StandardCharsets.UTF_8);
         }
     }
 

@@ -25,6 +25,14 @@ public interface LogSource extends AutoCloseable {
      */
     Page read(String cursor, int maxLines, long maxBytes) throws IOException;
 
+    /**
+     * Runs of this backend that may be tailed at once ({@code <kind>.maxActiveRuns}); unbounded for local storage,
+     * whose reads cost no remote call.
+     */
+    default int maxActiveRuns() {
+        return Integer.MAX_VALUE;
+    }
+
     /** The directory whose changes mean new content, when the backend can be watched (storage); else empty. */
     default java.util.Optional<java.nio.file.Path> watchDirectory() {
         return java.util.Optional.empty();

@@ -3,20 +3,28 @@ package io.changestream.logs.source;
 import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * A run's log in object storage ({@link ObjectStoreSettings#key}), read forward by ranged GETs from the cursor. The
- * platform rewrites the object whole on every flush (old content + new), so it only grows: the cursor is the byte
- * offset after the last complete line delivered, and a read asks for {@code bytes=<cursor>-<cursor+maxBytes-1>}
- * and returns up to its last newline (a line longer than {@code maxBytes} is returned in pieces cut at a UTF-8
- * character boundary). 416 (range past the end) is an empty page; a missing object is {@link MissingLogException}
- * (the run has not flushed yet); 403 is fatal ({@link SourceUnavailableException}); other errors and timeouts are
- * transient. A cursor that is not a number restarts at 0 flagged {@link Page#restarted()}. Thread-safe.
+ * A run's log in object storage, read forward by ranged GETs from the cursor, as the platform writes it: while the
+ * run is live the log is flushed to {@link ObjectStoreSettings#liveKey partial.txt} (the whole content again on each
+ * flush), and when it closes the whole log is written to {@link ObjectStoreSettings#key logs.txt} and
+ * {@code partial.txt} is removed. Both objects only grow and one is a prefix of the other, so the cursor is the byte
+ * offset after the last complete line delivered, whichever object it came from: a read asks for
+ * {@code bytes=<cursor>-<cursor+maxBytes-1>} of the object in use and returns up to its last newline (a line longer
+ * than {@code maxBytes} is returned in pieces cut at a UTF-8 character boundary).
+ *
+ * <p>The switch: a live source reads {@code partial.txt}; when that is gone it reads {@code logs.txt} at the same
+ * offset and stays on it (a run never reopens), so no line is lost or repeated at the switch. A source made for a
+ * closed run ({@link #closed}) reads {@code logs.txt} only. 416 (range past the end) is an empty page; neither object
+ * is {@link MissingLogException} (the run has not flushed yet); 403 is fatal ({@link SourceUnavailableException});
+ * other errors and timeouts are transient. A cursor that is not a number restarts at 0 flagged
+ * {@link Page#restarted()}. Reads go through the backend's {@link ReadGate} ({@code s3.maxConcurrentReads}) and
+ * never read more of a body than the range asked for. Thread-safe: the one piece of state, which object is read, only moves live → closed.
  */
 public final class ObjectStoreLogSource implements LogSource {
 
@@ -27,12 +35,43 @@ public final class ObjectStoreLogSource implements LogSource {
     private final S3Client s3;
     private final String bucket;
     private final String key;
+    private final String liveKey;
+    private final ReadGate gate;
+    private volatile boolean closedRun;
 
-    /** The source of {@code pipelineFqn/runId} (both validated by {@link PathNames}). */
+    /**
+     * The source of a live run {@code pipelineFqn/runId} (both validated by {@link PathNames}): reads
+     * {@code partial.txt}, then {@code logs.txt} once the run closed.
+     */
     public ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, String pipelineFqn, String runId) {
+        this(s3, settings, new ReadGate(ReadLimits.s3Defaults()), pipelineFqn, runId, false);
+    }
+
+    /** As {@link #ObjectStoreLogSource(S3Client, ObjectStoreSettings, String, String)}, reads bounded by {@code gate}. */
+    public ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, ReadGate gate, String pipelineFqn,
+                                String runId) {
+        this(s3, settings, gate, pipelineFqn, runId, false);
+    }
+
+    private ObjectStoreLogSource(S3Client s3, ObjectStoreSettings settings, ReadGate gate, String pipelineFqn,
+                                 String runId, boolean closedRun) {
         this.s3 = s3;
+        this.gate = gate;
         this.bucket = settings.bucket();
         this.key = settings.key(PathNames.require("pipeline fqn", pipelineFqn), PathNames.require("run id", runId));
+        this.liveKey = settings.liveKey(pipelineFqn, runId);
+        this.closedRun = closedRun;
+    }
+
+    /** The source of a run whose {@code logs.txt} exists: {@code partial.txt} is never read. */
+    public static ObjectStoreLogSource closed(S3Client s3, ObjectStoreSettings settings, ReadGate gate,
+                                              String pipelineFqn, String runId) {
+        return new ObjectStoreLogSource(s3, settings, gate, pipelineFqn, runId, true);
+    }
+
+    @Override
+    public int maxActiveRuns() {
+        return gate.limits().maxActiveRuns();
     }
 
     @Override
@@ -45,9 +84,19 @@ public final class ObjectStoreLogSource implements LogSource {
         return "0";
     }
 
-    /** The object key read. */
+    /** The key of the closed run's log ({@code logs.txt}). */
     public String key() {
         return key;
+    }
+
+    /** The key of the live run's log ({@code partial.txt}). */
+    public String liveKey() {
+        return liveKey;
+    }
+
+    /** The key the next read asks for: {@code partial.txt} until it was seen gone, then {@code logs.txt}. */
+    public String readingKey() {
+        return closedRun ? key : liveKey;
     }
 
     @Override
@@ -65,30 +114,24 @@ public final class ObjectStoreLogSource implements LogSource {
         }
         String before = Long.toString(offset);
         long budget = Math.max(1, maxBytes);
-        String range = "bytes=" + offset + "-" + (offset + budget - 1);
-        byte[] bytes;
-        long total;
-        try {
-            ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)
-                    .range(range));
-            bytes = got.asByteArrayUnsafe();
-            total = totalSize(got.response(), offset + bytes.length);
-        } catch (S3Exception e) {
-            int status = e.statusCode();
-            if (status == RANGE_NOT_SATISFIABLE) {
-                return Page.empty(before, restarted);
+        Got got;
+        if (closedRun) {
+            got = get(key, offset, budget);
+        } else {
+            got = get(liveKey, offset, budget);
+            if (got == null) {
+                // partial.txt is gone (or was never flushed): logs.txt holds the whole log at the same offsets
+                got = get(key, offset, budget);
+                if (got != null) {
+                    closedRun = true;
+                }
             }
-            if (status == FORBIDDEN) {
-                throw new SourceUnavailableException("The object store refused the log of this run (HTTP 403): "
-                        + "check the bucket policy and s3.* credentials.");
-            }
-            if (status == NOT_FOUND) {
-                throw new MissingLogException("No log object for this run yet.");
-            }
-            throw new IOException("object store answered HTTP " + status + " for " + key, e);
-        } catch (SdkException e) {
-            throw new IOException("object store not reachable: " + e.getMessage(), e);
         }
+        if (got == null) {
+            throw new MissingLogException("No log object for this run yet.");
+        }
+        byte[] bytes = got.bytes();
+        long total = got.total();
         int end = completeLines(bytes, maxLines);
         if (end == 0 && bytes.length >= budget) {
             end = characterBoundary(bytes);
@@ -98,6 +141,51 @@ public final class ObjectStoreLogSource implements LogSource {
         // more only when a page limit stopped this read (not for an incomplete last line still being written)
         boolean more = after < total && (bytes.length >= budget || end < completeLines(bytes, Integer.MAX_VALUE));
         return new Page(before, text, Long.toString(after), more, restarted);
+    }
+
+    /** What one ranged GET found: the bytes (empty past the end) and the object's size. */
+    private record Got(byte[] bytes, long total) {
+    }
+
+    /**
+     * One ranged GET of {@code objectKey} from {@code offset}, its body read to at most the {@code budget} bytes asked
+     * for (and {@code s3.maxResponseBytes}) whatever the server sends; null when the object does not exist (404).
+     */
+    private Got get(String objectKey, long offset, long budget) throws IOException {
+        String range = "bytes=" + offset + "-" + (offset + budget - 1);
+        gate.enter();
+        try (ResponseInputStream<GetObjectResponse> body = s3.getObject(b -> b.bucket(bucket).key(objectKey)
+                .range(range))) {
+            GetObjectResponse response = body.response();
+            if (response.contentRange() == null && offset > 0) {
+                body.abort();
+                throw new SourceUnavailableException("The object store ignored the Range header of a read of this "
+                        + "run's log; log-tailer reads object storage by ranges only.");
+            }
+            int cap = (int) Math.min(Math.min(budget, gate.limits().maxResponseBytes()), Integer.MAX_VALUE - 8);
+            byte[] bytes = body.readNBytes(cap);
+            if (body.read() != -1) {
+                body.abort();
+            }
+            return new Got(bytes, totalSize(response, offset + bytes.length));
+        } catch (S3Exception e) {
+            int status = e.statusCode();
+            if (status == RANGE_NOT_SATISFIABLE) {
+                return new Got(new byte[0], offset);
+            }
+            if (status == FORBIDDEN) {
+                throw new SourceUnavailableException("The object store refused the log of this run (HTTP 403): "
+                        + "check the bucket policy and s3.* credentials.");
+            }
+            if (status == NOT_FOUND) {
+                return null;
+            }
+            throw new IOException("object store answered HTTP " + status + " for " + objectKey, e);
+        } catch (SdkException e) {
+            throw new IOException("object store not reachable: " + e.getMessage(), e);
+        } finally {
+            gate.exit();
+        }
     }
 
     /** The length up to the end of the last complete line within {@code maxLines} lines; 0 when none. */

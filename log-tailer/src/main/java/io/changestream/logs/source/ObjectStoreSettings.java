@@ -7,7 +7,8 @@ import java.time.Duration;
  * Where the platform keeps run logs in object storage (S3 and compatibles) and how to reach it. The layout is the
  * platform's ({@code S3LogStorage} of openmetadata-service):
  * {@code <bucket>/<prefix>/<fqn with every character outside [a-zA-Z0-9_-] as '_'>/<runId>/logs.txt}, prefix
- * {@code pipeline-logs} by default. Immutable; validated in the constructor naming the setting;
+ * {@code pipeline-logs} by default; while a run is live its log is flushed to {@code partial.txt} beside it, and
+ * {@code logs.txt} is written (then {@code partial.txt} removed) when it closes. Immutable; validated in the constructor naming the setting;
  * {@link #toString()} masks the secret key.
  *
  * @param endpoint        {@code s3.endpoint}: an S3-compatible endpoint (MinIO, Ceph…); none = AWS for the region
@@ -43,9 +44,19 @@ public record ObjectStoreSettings(URI endpoint, String region, String bucket, St
         }
     }
 
-    /** The key of a run's log: the platform's {@code buildS3Key}. */
+    /** Name of the object a closed run's log is in. */
+    public static final String FINAL_OBJECT = "logs.txt";
+    /** Name of the object a live run's log is flushed to until it closes. */
+    public static final String LIVE_OBJECT = "partial.txt";
+
+    /** The key of a closed run's log: the platform's {@code buildS3Key}. */
     public String key(String pipelineFqn, String runId) {
-        return runsPrefix(pipelineFqn) + runId + "/logs.txt";
+        return runsPrefix(pipelineFqn) + runId + "/" + FINAL_OBJECT;
+    }
+
+    /** The key a live run's log is flushed to ({@code partial.txt}), removed once {@link #key} is written. */
+    public String liveKey(String pipelineFqn, String runId) {
+        return runsPrefix(pipelineFqn) + runId + "/" + LIVE_OBJECT;
     }
 
     /** The key prefix under which a pipeline's runs are, ending in {@code /}. */

@@ -30,7 +30,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * Picks the source of a run by where its bytes are, in this order: the storage root when it has the run's
- * directory; object storage when the run's object exists; the Airflow plugin when configured; object storage when
+ * directory; object storage when the run's {@code logs.txt} exists (a closed run), or its {@code partial.txt} (a live
+ * run: read until it is gone, then {@code logs.txt} at the same offset); the Airflow plugin when configured; object storage when
  * configured (the run has not flushed yet: the stream waits for the object); otherwise none. Lists a pipeline's
  * recent runs from storage and object storage. Owns the S3 client ({@link #close()}; the Airflow HTTP client needs no closing on Java 17). Thread-safe.
  */
@@ -39,8 +40,18 @@ public final class SourceResolver implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SourceResolver.class);
     private static final int MAX_LISTED_KEYS = 1000;
 
-    /** One run of a pipeline as a backend knows it. */
-    public record RunRef(String runId, Instant modified, String source) {
+    /**
+     * One run of a pipeline as a backend knows it.
+     *
+     * @param live true when the backend shows the run as still being written (object storage: only its
+     *             {@code partial.txt} exists); false when closed or not known
+     */
+    public record RunRef(String runId, Instant modified, String source, boolean live) {
+
+        /** A run not known to be live. */
+        public RunRef(String runId, Instant modified, String source) {
+            this(runId, modified, source, false);
+        }
     }
 
     private final Path storageRoot;
@@ -48,9 +59,22 @@ public final class SourceResolver implements AutoCloseable {
     private final AirflowSettings airflow;
     private final S3Client s3;
     private final HttpClient http;
+    private final ReadGate s3Gate;
+    private final ReadGate airflowGate;
 
-    /** A resolver; any backend may be null (not configured). */
+    /** A resolver with the default read limits; any backend may be null (not configured). */
     public SourceResolver(Path storageRoot, ObjectStoreSettings objectStore, AirflowSettings airflow) {
+        this(storageRoot, objectStore, airflow, ReadLimits.s3Defaults(), ReadLimits.airflowDefaults());
+    }
+
+    /**
+     * A resolver; any backend may be null (not configured). Every source of a backend shares its {@link ReadGate}:
+     * {@code s3Limits} and {@code airflowLimits} bound the reads of all of them together.
+     */
+    public SourceResolver(Path storageRoot, ObjectStoreSettings objectStore, AirflowSettings airflow,
+                          ReadLimits s3Limits, ReadLimits airflowLimits) {
+        this.s3Gate = new ReadGate(s3Limits);
+        this.airflowGate = new ReadGate(airflowLimits);
         this.storageRoot = storageRoot;
         this.objectStore = objectStore;
         this.airflow = airflow;
@@ -88,14 +112,17 @@ public final class SourceResolver implements AutoCloseable {
                 return Optional.of(new StorageLogSource(dir));
             }
         }
-        if (s3 != null && objectExists(pipelineFqn, runId)) {
-            return Optional.of(new ObjectStoreLogSource(s3, objectStore, pipelineFqn, runId));
+        if (s3 != null && objectExists(objectStore.key(pipelineFqn, runId))) {
+            return Optional.of(ObjectStoreLogSource.closed(s3, objectStore, s3Gate, pipelineFqn, runId));
+        }
+        if (s3 != null && objectExists(objectStore.liveKey(pipelineFqn, runId))) {
+            return Optional.of(new ObjectStoreLogSource(s3, objectStore, s3Gate, pipelineFqn, runId));
         }
         if (airflow != null) {
-            return Optional.of(new AirflowLogSource(http, airflow, pipelineFqn));
+            return Optional.of(new AirflowLogSource(http, airflow, airflowGate, pipelineFqn));
         }
         if (s3 != null) {
-            return Optional.of(new ObjectStoreLogSource(s3, objectStore, pipelineFqn, runId));
+            return Optional.of(new ObjectStoreLogSource(s3, objectStore, s3Gate, pipelineFqn, runId));
         }
         return Optional.empty();
     }
@@ -135,10 +162,14 @@ public final class SourceResolver implements AutoCloseable {
             for (S3Object object : listObjects(pipelineFqn, MAX_LISTED_KEYS)) {
                 String rest = object.key().substring(prefix.length());
                 int slash = rest.indexOf('/');
-                if (slash > 0 && rest.substring(slash).equals("/logs.txt")) {
+                String name = slash > 0 ? rest.substring(slash + 1) : "";
+                boolean closed = name.equals(ObjectStoreSettings.FINAL_OBJECT);
+                if (closed || name.equals(ObjectStoreSettings.LIVE_OBJECT)) {
                     String run = rest.substring(0, slash);
-                    runs.merge(run, new RunRef(run, object.lastModified(), "s3"),
-                            (a, b) -> a.modified().isAfter(b.modified()) ? a : b);
+                    // a run with logs.txt is closed, whatever partial.txt is left beside it
+                    runs.merge(run, new RunRef(run, object.lastModified(), "s3", !closed), (a, b) -> new RunRef(run,
+                            a.modified().isAfter(b.modified()) ? a.modified() : b.modified(), "s3",
+                            a.live() && b.live()));
                 }
             }
         }
@@ -154,9 +185,9 @@ public final class SourceResolver implements AutoCloseable {
         }
     }
 
-    private boolean objectExists(String pipelineFqn, String runId) {
+    private boolean objectExists(String key) {
         try {
-            s3.headObject(b -> b.bucket(objectStore.bucket()).key(objectStore.key(pipelineFqn, runId)));
+            s3.headObject(b -> b.bucket(objectStore.bucket()).key(key));
             return true;
         } catch (NoSuchKeyException e) {
             return false;
@@ -164,7 +195,7 @@ public final class SourceResolver implements AutoCloseable {
             // 404 on HEAD has no body, so the SDK may not type it; 403 and the rest: let the read report it
             return e.statusCode() != 404;
         } catch (SdkException e) {
-            LOG.debug("object store not reachable for {}/{}: {}", pipelineFqn, runId, e.toString());
+            LOG.debug("object store not reachable for {}: {}", key, e.toString());
             return true;
         }
     }

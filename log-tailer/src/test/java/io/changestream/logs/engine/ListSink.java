@@ -14,17 +14,47 @@ final class ListSink implements ViewerSink {
     long pending;
     boolean closed;
     boolean aborted;
+    /** Cursor of each frame written, null for frames without one. */
+    final List<String> cursors = new ArrayList<>();
+    private final List<String> pendingCursors = new ArrayList<>();
+    String truncatedWith;
 
     @Override
     public synchronized void write(byte[] frame) {
+        write(frame, null);
+    }
+
+    @Override
+    public synchronized void write(byte[] frame, String cursorAfter) {
         if (closed) {
             return;
         }
         if (stalled) {
             pending += frame.length;
+            pendingCursors.add(cursorAfter);
         } else {
             frames.add(new String(frame, StandardCharsets.UTF_8));
+            cursors.add(cursorAfter);
         }
+    }
+
+    /** Writes the notice at once (the tests read what a stalled client would get once it reads again). */
+    @Override
+    public synchronized void truncate(java.util.function.Function<String, byte[]> notice) {
+        if (closed) {
+            return;
+        }
+        String written = null;
+        for (String c : cursors) {
+            if (c != null) {
+                written = c;
+            }
+        }
+        pending = 0;
+        pendingCursors.clear();
+        truncatedWith = written;
+        frames.add(new String(notice.apply(written), StandardCharsets.UTF_8));
+        closed = true;
     }
 
     @Override

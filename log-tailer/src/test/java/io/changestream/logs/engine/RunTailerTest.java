@@ -162,7 +162,7 @@ class RunTailerTest {
     @Test
     void cursorOlderThanTheBufferIsReplayedExactlyFromDurableChunks() {
         settings = new StreamSettings(Duration.ofSeconds(2), 1, 20, 1 << 20, 32 << 20, 3600, 300, 10, 60, 10, 4,
-                4 << 20, 200, 500, 25);
+                4 << 20, 200, 500, 25, 256L << 20);
         RunTailer tailer = tailer(null);
         attach(tailer, null);
         source.append("a", "b", "c", "d");
@@ -289,7 +289,7 @@ class RunTailerTest {
     @Test
     void byteCapEndsWithMaxBytes() {
         settings = new StreamSettings(Duration.ofSeconds(2), 1000, 20, 1 << 20, 10, 3600, 300, 10, 60, 10,
-                256 << 10, 4 << 20, 200, 500, 25);
+                256 << 10, 4 << 20, 200, 500, 25, 256L << 20);
         RunTailer tailer = tailer(null);
         ListSink sink = attach(tailer, null);
         source.append("0123456789");
@@ -301,7 +301,7 @@ class RunTailerTest {
     @Test
     void lateJoinerKeepsItsOwnBytes() {
         settings = new StreamSettings(Duration.ofSeconds(2), 1000, 20, 1 << 20, 300, 3600, 300, 10, 60, 10,
-                256 << 10, 4 << 20, 200, 500, 25);
+                256 << 10, 4 << 20, 200, 500, 25, 256L << 20);
         RunTailer tailer = tailer(null);
         ListSink first = attach(tailer, null);
         for (int i = 0; i < 2; i++) {
@@ -405,7 +405,7 @@ class RunTailerTest {
     @Test
     void backlogIsReadAtMostMaxReadsPerTickPages() {
         settings = new StreamSettings(Duration.ofSeconds(2), 10, 3, 1 << 20, 32 << 20, 3600, 300, 10, 60, 10,
-                256 << 10, 4 << 20, 200, 500, 25);
+                256 << 10, 4 << 20, 200, 500, 25, 256L << 20);
         RunTailer tailer = tailer(null);
         ListSink sink = attach(tailer, null);
         for (int i = 0; i < 100; i++) {
@@ -424,7 +424,7 @@ class RunTailerTest {
     @Test
     void backlogIsReadAtMostMaxBytesPerTick() {
         settings = new StreamSettings(Duration.ofSeconds(2), 1, 20, 10, 32 << 20, 3600, 300, 10, 60, 10,
-                256 << 10, 4 << 20, 200, 500, 25);
+                256 << 10, 4 << 20, 200, 500, 25, 256L << 20);
         RunTailer tailer = tailer(null);
         attach(tailer, null);
         for (int i = 0; i < 10; i++) {

@@ -14,6 +14,7 @@ final class ScriptedSource implements LogSource {
     final AtomicInteger reads = new AtomicInteger();
     IOException transientFailure;
     RuntimeException fatalFailure;
+    int maxActiveRuns = Integer.MAX_VALUE;
 
     synchronized void append(String... more) {
         lines.addAll(List.of(more));
@@ -22,6 +23,11 @@ final class ScriptedSource implements LogSource {
     @Override
     public String kind() {
         return "scripted";
+    }
+
+    @Override
+    public int maxActiveRuns() {
+        return maxActiveRuns;
     }
 
     @Override

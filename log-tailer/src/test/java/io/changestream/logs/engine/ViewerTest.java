@@ -14,22 +14,53 @@ class ViewerTest {
     private final LogMetrics metrics = LogMetrics.inMemory();
 
     @Test
-    void stalledViewerIsDroppedAtThePendingLimitWithoutComplete() {
+    void aViewerPastItsBudgetIsTruncatedWithTheLastCursorItWasWrittenAndClosed() {
         ListSink sink = new ListSink();
-        sink.stalled = true;
         AtomicInteger gone = new AtomicInteger();
         Viewer viewer = new Viewer("r", sink, 300, metrics);
         viewer.onGone(gone::incrementAndGet);
+        assertTrue(viewer.send(LogStreamEvent.logs("r", "first\n", "6", false, false)));
+        assertTrue(viewer.send(LogStreamEvent.logs("r", "second\n", "13", false, false)));
+        sink.stalled = true;
         int sent = 0;
-        while (viewer.send(LogStreamEvent.logs("r", "x".repeat(50), "1", false, false))) {
+        while (viewer.send(LogStreamEvent.logs("r", "x".repeat(50), "100" + sent, false, false))) {
             sent++;
         }
         assertTrue(sent >= 2 && sent <= 3, "sent " + sent);
-        assertTrue(sink.aborted);
         assertFalse(viewer.isOpen());
+        assertTrue(sink.closed);
         assertEquals(1, gone.get());
         assertEquals(1, metrics.droppedViewers());
-        assertTrue(sink.frames.isEmpty(), "no complete event");
+        LogStreamEvent notice = sink.last();
+        assertEquals(LogStreamEvent.EventType.LOGS, notice.eventType());
+        assertEquals(Boolean.TRUE, notice.truncated());
+        assertEquals("13", notice.after(), "the cursor of the last frame it got: resuming from it misses nothing");
+        assertEquals("", notice.logs());
+        assertTrue(notice.message().contains("stream.maxPendingBytesPerClient = 300"), notice.message());
+        assertEquals("first\nsecond\n", sink.text());
+        assertFalse(viewer.send(LogStreamEvent.logs("r", "late", "200", false, false)), "closed for good");
+    }
+
+    @Test
+    void aViewerCutOffBeforeAnyFrameReachedItResumesFromTheCursorItCameWith() {
+        ListSink sink = new ListSink();
+        sink.stalled = true;
+        Viewer viewer = new Viewer("r", sink, 300, metrics);
+        viewer.resumeFrom("42");
+        assertTrue(viewer.cutOff(Viewer.Budget.GLOBAL, 1000));
+        assertEquals("42", sink.last().after());
+        assertTrue(sink.last().message().contains("stream.maxPendingBytesTotal = 1000"), sink.last().message());
+        assertFalse(viewer.cutOff(Viewer.Budget.GLOBAL, 1000), "once");
+        assertEquals(0, viewer.pendingBytes());
+    }
+
+    @Test
+    void aViewerWithNothingPendingTakesAFrameLargerThanItsBudget() {
+        ListSink sink = new ListSink();
+        Viewer viewer = new Viewer("r", sink, 300, metrics);
+        assertTrue(viewer.send(LogStreamEvent.logs("r", "y".repeat(5000), "5000", false, false)));
+        assertTrue(viewer.isOpen());
+        assertEquals("y".repeat(5000), sink.text());
     }
 
     @Test

@@ -160,4 +160,30 @@ class AirflowLogSourceIT {
         assertEquals("a.b", AirflowLogSource.dagId("svc.\"a.b\""));
         assertEquals("solo", AirflowLogSource.dagId("solo"));
     }
+
+    @Test
+    void anAnswerLargerThanMaxResponseBytesIsRefusedNamingTheSettingAndNeverReadWhole() {
+        airflow.append(DAG, TASK, "x".repeat(300_000) + "\n");
+        AirflowLogSource capped = new AirflowLogSource(http, new AirflowSettings(airflow.base(), "api/v1/openmetadata",
+                TASK, AirflowPluginServer.USER, AirflowPluginServer.PASSWORD, null, Duration.ofSeconds(5)),
+                new ReadGate(new ReadLimits("airflow", 5, 2, 100_000)), FQN);
+        ReadLimitException.TooLarge refused = assertThrows(ReadLimitException.TooLarge.class,
+                () -> capped.read(null, 1000, 1 << 20));
+        assertTrue(refused.getMessage().contains("airflow.maxResponseBytes = 100000"), refused.getMessage());
+    }
+
+    @Test
+    void readsPastMaxConcurrentReadsWaitForTheNextTickNamingTheSetting() throws IOException {
+        airflow.append(DAG, TASK, "line\n");
+        ReadGate gate = new ReadGate(new ReadLimits("airflow", 5, 1, 1 << 20));
+        AirflowLogSource gated = new AirflowLogSource(http, new AirflowSettings(airflow.base(), "api/v1/openmetadata",
+                TASK, AirflowPluginServer.USER, AirflowPluginServer.PASSWORD, null, Duration.ofSeconds(5)), gate, FQN);
+        gate.enter();
+        ReadLimitException.Busy busy = assertThrows(ReadLimitException.Busy.class, () -> gated.read(null, 1000, 1 << 20));
+        assertTrue(busy.getMessage().contains("airflow.maxConcurrentReads = 1"), busy.getMessage());
+        gate.exit();
+        assertEquals("line\n", gated.read(null, 1000, 1 << 20).text());
+        assertEquals(0, gate.inFlight());
+        assertEquals(5, gated.maxActiveRuns());
+    }
 }

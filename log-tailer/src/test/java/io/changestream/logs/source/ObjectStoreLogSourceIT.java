@@ -139,4 +139,34 @@ class ObjectStoreLogSourceIT {
             assertEquals("s3", resolver.resolve("svc.listed", "new").orElseThrow().kind());
         }
     }
+
+    @Test
+    void aLiveRunIsReadFromPartialThenFromLogsAtTheSameOffsetOnceItIsGone() throws IOException {
+        ObjectStoreLogSource source = new ObjectStoreLogSource(s3, settings, "svc.pipe", "run-handover");
+        assertEquals("pipeline-logs/svc_pipe/run-handover/partial.txt", source.liveKey());
+        flush(s3, source.liveKey(), "a\nb\n");
+        Page live = source.read(null, 1000, 1 << 20);
+        assertEquals("a\nb\n", live.text());
+        assertEquals(source.liveKey(), source.readingKey());
+        flush(s3, source.key(), "a\nb\nc\n");
+        s3.deleteObject(b -> b.bucket(S3MockServer.BUCKET).key(source.liveKey()));
+        Page switched = source.read(live.cursorAfter(), 1000, 1 << 20);
+        assertEquals("c\n", switched.text());
+        assertEquals("6", switched.cursorAfter());
+        assertEquals(source.key(), source.readingKey());
+        assertTrue(source.read(switched.cursorAfter(), 1000, 1 << 20).isEmpty());
+    }
+
+    @Test
+    void readsPastMaxConcurrentReadsFailTransientlyNamingTheSetting() throws IOException {
+        ReadGate gate = new ReadGate(new ReadLimits("s3", 10, 1, 1 << 20));
+        ObjectStoreLogSource source = new ObjectStoreLogSource(s3, settings, gate, "svc.pipe", "run-gated");
+        flush(s3, source.liveKey(), "x\n");
+        gate.enter();
+        ReadLimitException.Busy busy = assertThrows(ReadLimitException.Busy.class, () -> source.read(null, 10, 100));
+        assertTrue(busy.getMessage().contains("s3.maxConcurrentReads = 1"), busy.getMessage());
+        gate.exit();
+        assertEquals("x\n", source.read(null, 10, 100).text());
+        assertEquals(0, gate.inFlight());
+    }
 }

@@ -18,6 +18,11 @@ public enum SubscriptionCategory {
     @JsonProperty("Mentions") MENTIONS,
     /** Followers of the entity. */
     @JsonProperty("Followers") FOLLOWERS,
+    /**
+     * changestream's extension (issue 28): the owners of the assets downstream of a failed pipeline run (its
+     * impact); a destination of this category takes run statuses, not change events.
+     */
+    @JsonProperty("DownstreamOwners") DOWNSTREAM_OWNERS,
     /** An external endpoint given in {@code config}. */
     @JsonProperty("External") EXTERNAL
 }

@@ -8,6 +8,8 @@ import io.changestream.alerts.destination.Destination;
 import io.changestream.alerts.destination.DestinationConfigException;
 import io.changestream.alerts.destination.HttpSender;
 import io.changestream.alerts.destination.WebhookConfig;
+import io.changestream.alerts.impact.Impact;
+import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import java.net.URI;
@@ -18,6 +20,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
@@ -36,15 +40,28 @@ public final class OpenLineageDestination implements Destination {
     private final HttpSender sender;
     private final Producer<String, String> producer;
     private final LineageBatcher batcher = new LineageBatcher();
+    private final ImpactResolver impact;
 
     /**
      * @param producer shared producer for the Kafka transport, or null when only HTTP is offered (owned by the
      *                 caller)
      */
     public OpenLineageDestination(LineageSettings settings, HttpSender sender, Producer<String, String> producer) {
+        this(settings, sender, producer, null);
+    }
+
+    /**
+     * @param producer shared producer for the Kafka transport, or null when only HTTP is offered (owned by the
+     *                 caller)
+     * @param impact   the platform's lineage for real datasets and the impact facet, or null (the service as
+     *                 datasets, no facet)
+     */
+    public OpenLineageDestination(LineageSettings settings, HttpSender sender, Producer<String, String> producer,
+                                  ImpactResolver impact) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.sender = Objects.requireNonNull(sender, "sender");
         this.producer = producer;
+        this.impact = impact;
     }
 
     @Override
@@ -75,6 +92,14 @@ public final class OpenLineageDestination implements Destination {
         DeliveryResult[] results = new DeliveryResult[requests.size()];
         List<LineageBatcher.Item> items = new ArrayList<>();
         List<Integer> sent = new ArrayList<>();
+        Set<String> tiers;
+        try {
+            tiers = impactTiers(destination.config());
+        } catch (DestinationConfigException e) {
+            DeliveryResult refused = DeliveryResult.permanent(e.getMessage());
+            return requests.stream().map(r -> refused).toList();
+        }
+        Map<Integer, CompletableFuture<Impact>> impacts = new HashMap<>();
         for (int i = 0; i < requests.size(); i++) {
             DeliveryRequest request = requests.get(i);
             if (request.runStatus() == null) {
@@ -82,11 +107,21 @@ public final class OpenLineageDestination implements Destination {
             } else if (!effective.statuses().contains(request.runStatus().state())) {
                 results[i] = DeliveryResult.skipped("run state " + request.runStatus().state()
                         + " is not among the destination's statuses");
-            } else {
-                items.add(new LineageBatcher.Item(RunEvents.of(request.runStatus(), effective),
-                        request.idempotencyKey()));
-                sent.add(i);
+            } else if (impact != null) {
+                impacts.put(i, impact.ofAsync(request.runStatus().pipelineFqn())); // bounded by impact.timeout
             }
+        }
+        for (int i = 0; i < requests.size(); i++) {
+            DeliveryRequest request = requests.get(i);
+            if (results[i] != null) {
+                continue;
+            }
+            Impact known = impacts.containsKey(i) ? impacts.get(i).join() : null;
+            boolean failure = known != null && impact.settings().states().contains(request.runStatus().state());
+            items.add(new LineageBatcher.Item(RunEvents.of(request.runStatus(), effective, known,
+                    failure ? known : null, tiers, failure ? impact.settings().downstreamDepth() : 0),
+                    request.idempotencyKey()));
+            sent.add(i);
         }
         if (!items.isEmpty()) {
             DeliveryResult outcome;
@@ -104,6 +139,41 @@ public final class OpenLineageDestination implements Destination {
             }
         }
         return List.of(results);
+    }
+
+    /**
+     * The tiers a destination limits the impact to: {@code config.impactTiers} (an array of tier tag FQNs), else
+     * {@code impact.tiers}.
+     *
+     * @throws DestinationConfigException naming {@code config.impactTiers}
+     */
+    Set<String> impactTiers(JsonNode config) {
+        Set<String> fallback = impact == null ? Set.of() : impact.settings().tiers();
+        return tiers(config, fallback);
+    }
+
+    /**
+     * The tiers of {@code config.impactTiers}, or the fallback when the field is absent.
+     *
+     * @throws DestinationConfigException naming {@code config.impactTiers}
+     */
+    public static Set<String> tiers(JsonNode config, Set<String> fallback) {
+        JsonNode t = config == null ? null : config.get("impactTiers");
+        if (t == null || t.isNull()) {
+            return fallback;
+        }
+        if (!t.isArray()) {
+            throw new DestinationConfigException("config.impactTiers", "must be an array of tier tags such as "
+                    + "[\"Tier.Tier1\"]");
+        }
+        Set<String> out = new java.util.LinkedHashSet<>();
+        for (JsonNode item : t) {
+            if (!item.isTextual() || item.asText().isBlank()) {
+                throw new DestinationConfigException("config.impactTiers", "must be an array of tier tags");
+            }
+            out.add(item.asText());
+        }
+        return out;
     }
 
     private static java.util.function.Function<List<LineageBatcher.Item>, DeliveryResult> sendingTo(

@@ -1,6 +1,7 @@
 package io.changestream.alerts.destination.lineage;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.impact.Impact;
 import io.changestream.topics.model.ChangeDescription;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.FieldChange;
@@ -15,6 +16,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -24,6 +26,8 @@ import java.util.UUID;
  *   <li>job = (namespace, pipeline FQN); run = the run id (a name-based UUID of {@code fqn/runId} when it is not a
  *       UUID, so every instance derives the same one); event time = end date for terminal states, else start date,
  *       else the status's timestamp.</li>
+ *   <li>datasets, with the platform's lineage (issue 28): the assets the pipeline writes, as the impact resolver
+ *       found them (decision 2801); without it:</li>
  *   <li>datasets: an ingestion pipeline reads the metadata of its service and writes it into the platform. Its FQN
  *       is {@code <service>.<pipeline>}, so the input is the service (namespace and name = the service name, the
  *       whole service: the status does not say which of its assets were read) and the output is the same service
@@ -100,8 +104,20 @@ public final class RunEvents {
         return parts.size() < 2 || parts.get(0).isBlank() ? null : parts.get(0);
     }
 
-    /** The RunEvent of a status. */
+    /** The RunEvent of a status, without the platform's lineage (the service as input and output). */
     public static OpenLineage.RunEvent of(PipelineRunStatus status, LineageSettings settings) {
+        return of(status, settings, null, null, Set.of(), 0);
+    }
+
+    /**
+     * The RunEvent of a status with what the platform knows of the pipeline: with an {@code assets} impact that
+     * is {@link Impact.Status#RESOLVED} and names outputs, the datasets are those assets (input: namespace the
+     * service, name the asset's FQN, as the source system holds it; output: the same asset in the platform's
+     * catalog); else the service, as {@link #of(PipelineRunStatus, LineageSettings)}. With a {@code facet} impact
+     * (FAIL and ABORT: {@code impact.states}) the run carries {@link ImpactRunFacet}, limited to {@code tiers}.
+     */
+    public static OpenLineage.RunEvent of(PipelineRunStatus status, LineageSettings settings, Impact assets,
+                                          Impact facet, Set<String> tiers, int downstreamDepth) {
         OpenLineage ol = new OpenLineage(settings.producer());
         long millis = status.state().isTerminal() && status.endDate() != null ? status.endDate()
                 : status.startDate() != null && !status.state().isTerminal() ? status.startDate() : status.timestamp();
@@ -111,7 +127,26 @@ public final class RunEvents {
         if (status.state() == PipelineState.FAILED) {
             runFacets.errorMessage(ol.newErrorMessageRunFacet(errorMessage(status), "PYTHON", null));
         }
+        if (facet != null) {
+            runFacets.put(ImpactRunFacet.NAME, new ImpactRunFacet(settings.producer(), facet.limitedTo(tiers), tiers,
+                    downstreamDepth));
+        }
         String service = serviceName(status.pipelineFqn());
+        boolean known = assets != null && assets.status() == Impact.Status.RESOLVED && !assets.outputs().isEmpty();
+        List<OpenLineage.InputDataset> inputs = new ArrayList<>();
+        List<OpenLineage.OutputDataset> outputs = new ArrayList<>();
+        if (known) {
+            String source = service != null ? service : status.pipelineFqn();
+            for (Impact.Asset a : assets.outputs()) {
+                inputs.add(ol.newInputDatasetBuilder().namespace(source).name(a.fqn()).build());
+                outputs.add(ol.newOutputDatasetBuilder().namespace(settings.platformUrl().toString()).name(a.fqn())
+                        .build());
+            }
+        } else if (service != null) {
+            inputs.add(ol.newInputDatasetBuilder().namespace(service).name(service).build());
+            outputs.add(ol.newOutputDatasetBuilder().namespace(settings.platformUrl().toString()).name(service)
+                    .build());
+        }
         return ol.newRunEventBuilder()
                 .eventType(eventType(status.state()))
                 .eventTime(utc(millis))
@@ -121,11 +156,8 @@ public final class RunEvents {
                         .facets(ol.newJobFacetsBuilder()
                                 .jobType(ol.newJobTypeJobFacet("BATCH", INTEGRATION, JOB_TYPE, null)).build())
                         .build())
-                .inputs(service == null ? List.of()
-                        : List.of(ol.newInputDatasetBuilder().namespace(service).name(service).build()))
-                .outputs(service == null ? List.of()
-                        : List.of(ol.newOutputDatasetBuilder().namespace(settings.platformUrl().toString())
-                        .name(service).build()))
+                .inputs(inputs)
+                .outputs(outputs)
                 .build();
     }
 

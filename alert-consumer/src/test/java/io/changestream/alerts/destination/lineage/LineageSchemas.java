@@ -14,16 +14,22 @@ import java.util.Map;
 /**
  * The official OpenLineage JSON schemas the project ships in test resources ({@code openlineage/SOURCE.md}: spec
  * 2-0-2 and the four facet schemas, copied from OpenLineage/OpenLineage), loaded without network access: the facet
- * schemas' {@code $ref}s to {@code https://openlineage.io/spec/2-0-2/…} resolve to the shipped file.
+ * schemas' {@code $ref}s to {@code https://openlineage.io/spec/2-0-2/…} resolve to the shipped file. changestream's
+ * own impact facet is validated against the schema its {@code _schemaURL} names (this module's
+ * {@code openlineage/facets/ImpactRunFacet.json}), and its {@code _schemaURL} must name that schema.
  */
 public final class LineageSchemas {
 
     /** The {@code $id} of the shipped main schema. */
     public static final String SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json";
 
+    /** Where changestream's own facet schemas are published; they are this module's resources. */
+    private static final String OWN_FACETS = "https://github.com/changestream/changestream/blob/main/alert-consumer/"
+            + "src/main/resources/openlineage/facets/";
+
     private static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012,
             builder -> builder.schemaMappers(m -> m.mapPrefix("https://openlineage.io/spec/2-0-2/",
-                    "classpath:openlineage/spec/2-0-2/")));
+                    "classpath:openlineage/spec/2-0-2/").mapPrefix(OWN_FACETS, "classpath:openlineage/facets/")));
     private static final SchemaValidatorsConfig CONFIG = SchemaValidatorsConfig.builder()
             .formatAssertionsEnabled(true).build();
     private static final JsonSchema RUN_EVENT = FACTORY.getSchema(SchemaLocation.of(SPEC_ID + "#/$defs/RunEvent"),
@@ -32,7 +38,9 @@ public final class LineageSchemas {
     private static final Map<String, JsonSchema> RUN_FACETS = Map.of(
             "errorMessage", facet("ErrorMessageRunFacet"),
             "processing_engine", facet("ProcessingEngineRunFacet"),
-            "nominalTime", facet("NominalTimeRunFacet"));
+            "nominalTime", facet("NominalTimeRunFacet"),
+            // changestream's own (issue 28): the schema the facet's _schemaURL names, shipped in main resources
+            ImpactRunFacet.NAME, FACTORY.getSchema(SchemaLocation.of(OWN_FACETS + "ImpactRunFacet.json"), CONFIG));
     private static final Map<String, JsonSchema> JOB_FACETS = Map.of("jobType", facet("JobTypeJobFacet"));
 
     private LineageSchemas() {
@@ -50,6 +58,10 @@ public final class LineageSchemas {
         List<String> out = new ArrayList<>();
         RUN_EVENT.validate(event).stream().map(ValidationMessage::toString).forEach(out::add);
         check(event.path("run").path("facets"), RUN_FACETS, "run.facets", out);
+        JsonNode impact = event.path("run").path("facets").path(ImpactRunFacet.NAME);
+        if (!impact.isMissingNode() && !ImpactRunFacet.SCHEMA_URL.toString().equals(impact.path("_schemaURL").asText())) {
+            out.add("run.facets." + ImpactRunFacet.NAME + "._schemaURL: names another schema");
+        }
         check(event.path("job").path("facets"), JOB_FACETS, "job.facets", out);
         return out;
     }
