@@ -305,7 +305,9 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             return CompletableFuture.failedFuture(e);
         }
         EventProgress.Pair pair = at.pair();
-        return at.call().track(destinations.deliverAsync(request, Patience.SHED, () -> {
+        return at.call().track(destinations.deliverAsync(request,
+                // at most once waits inline for its slot: the retry path has no ATTEMPTING record yet (decision 2103)
+                atMostOnce(group) ? Patience.WAIT : Patience.SHED, () -> {
                     // holding the destination's slot: the partition may have been released while it waited
                     at.call().requireOwned();
                     return atMostOnce(group) && pair.attempted.add(group.key())
