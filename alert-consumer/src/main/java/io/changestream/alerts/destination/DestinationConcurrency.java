@@ -35,10 +35,10 @@ import java.util.function.Supplier;
  * queued ones and new ones — complete at once with a {@link DeliveryResult#shed shed} result (never sent, not an
  * attempt) and the alert processor hands their pairs to the retry path; so does one whose turn comes after
  * {@link DeliveryConcurrency#maxQueueWait()}, and one that finds the queue full when the destination answered nothing
- * since its oldest waiting request came and for a quarter of the stall bound — with the queue (left waiting, it would hold that many events, and the keys
- * behind them, in the runtime). A full queue of a destination that answers (a burst) is a throttled retry inline,
- * after {@link #QUEUE_FULL_WAIT}. {@link Patience#WAIT} requests (the retry path's) keep their place in the queue
- * however slow the destination; a full queue is a throttled result for them.
+ * since its oldest waiting request came and for a quarter of the stall bound — with the queue (left waiting, it would
+ * hold that many events, and the keys behind them, in the runtime). A full queue of a destination that answers (a
+ * burst) is a throttled retry inline, after {@link #QUEUE_FULL_WAIT}. {@link Patience#WAIT} requests keep their place
+ * in the queue however slow the destination; a full queue is a throttled result for them.
  *
  * <p>A destination's entry exists only while it has requests in flight or waiting, so the map is bounded by them.
  * Cancelling a request's future cancels the send (the HTTP exchange is aborted); a queued one is skipped.
@@ -50,6 +50,7 @@ final class DestinationConcurrency implements AutoCloseable {
     static final int INITIAL_LIMIT = 4;
     /** When the queue of an answering destination is full, a request comes back after this (inline). */
     static final Duration QUEUE_FULL_WAIT = Duration.ofMillis(200);
+
     private final DeliveryConcurrency settings;
     private final Clock clock;
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
@@ -84,22 +85,10 @@ final class DestinationConcurrency implements AutoCloseable {
         }
     }
 
-    /** One request: waiting, then on the wire; its fields past construction are guarded by its slot. */
-    private static final class Request {
-        final SubscriptionType type;
-        final Patience patience;
-        final Supplier<? extends CompletionStage<DeliveryResult>> send;
-        /** What the caller gets. */
-        final CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
-        final long since;
-
-        Request(SubscriptionType type, Patience patience, Supplier<? extends CompletionStage<DeliveryResult>> send,
-                long since) {
-            this.type = type;
-            this.patience = patience;
-            this.send = send;
-            this.since = since;
-        }
+    /** One request, waiting or on the wire; {@code result} is what the caller gets. */
+    private record Request(SubscriptionType type, Patience patience,
+                           Supplier<? extends CompletionStage<DeliveryResult>> send,
+                           CompletableFuture<DeliveryResult> result, long since) {
     }
 
     /** What {@link #submit} decided under the destination's lock. */
@@ -108,7 +97,7 @@ final class DestinationConcurrency implements AutoCloseable {
         START,
         /** Every slot busy: wait in the queue. */
         QUEUED,
-        /** Every slot busy and the queue full: a throttled retry ({@link Patience#WAIT}). */
+        /** Every slot busy and the queue full, the destination answering (or the request waits): throttled. */
         FULL,
         /** The destination cannot take it: shed, with its queue. */
         SHED
@@ -122,7 +111,7 @@ final class DestinationConcurrency implements AutoCloseable {
     CompletableFuture<DeliveryResult> submit(String key, SubscriptionType type, Patience patience,
                                              Supplier<? extends CompletionStage<DeliveryResult>> send) {
         long now = clock.millis();
-        Request request = new Request(type, patience, send, now);
+        Request request = new Request(type, patience, send, new CompletableFuture<>(), now);
         Admission[] admission = {Admission.START};
         boolean[] check = {false};
         List<Request> leaving = new ArrayList<>(0);
@@ -163,10 +152,10 @@ final class DestinationConcurrency implements AutoCloseable {
         switch (admission[0]) {
             case START -> start(key, request);
             case QUEUED -> count(queued, type).incrementAndGet();
-            case FULL -> request.result.complete(DeliveryResult.throttled(QUEUE_FULL_WAIT, why[0]));
+            case FULL -> request.result().complete(DeliveryResult.throttled(QUEUE_FULL_WAIT, why[0]));
             default -> shedOne(request, why[0]);
         }
-        return request.result;
+        return request.result();
     }
 
     private String stallReason(String key) {
@@ -186,7 +175,7 @@ final class DestinationConcurrency implements AutoCloseable {
     /** Moves the queue's sheddable requests to {@code out}; the retry path's keep their place. */
     private static void takeSheddable(Slot s, List<Request> out) {
         s.waiting.removeIf(w -> {
-            if (w.patience != Patience.WAIT) {
+            if (w.patience() != Patience.WAIT) {
                 out.add(w);
                 return true;
             }
@@ -196,7 +185,7 @@ final class DestinationConcurrency implements AutoCloseable {
 
     private void shedAll(List<Request> requests, String reason) {
         for (Request w : requests) {
-            count(queued, w.type).decrementAndGet();
+            count(queued, w.type()).decrementAndGet();
             shedOne(w, reason);
         }
     }
@@ -236,7 +225,7 @@ final class DestinationConcurrency implements AutoCloseable {
     }
 
     private boolean overdue(Request waiting, long now) {
-        return waiting.patience != Patience.WAIT && now - waiting.since > settings.maxQueueWait().toMillis();
+        return waiting.patience() != Patience.WAIT && now - waiting.since() > settings.maxQueueWait().toMillis();
     }
 
     /** Every slot busy and no answer for the stall bound. */
@@ -245,28 +234,28 @@ final class DestinationConcurrency implements AutoCloseable {
     }
 
     private void shedOne(Request request, String reason) {
-        count(shed, request.type).incrementAndGet();
-        request.result.complete(DeliveryResult.shed(null, reason));
+        count(shed, request.type()).incrementAndGet();
+        request.result().complete(DeliveryResult.shed(null, reason));
     }
 
     private void start(String key, Request request) {
-        count(inFlight, request.type).incrementAndGet();
+        count(inFlight, request.type()).incrementAndGet();
         CompletionStage<DeliveryResult> stage;
         try {
-            stage = request.send.get();
+            stage = request.send().get();
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
         }
         CompletableFuture<DeliveryResult> running = stage.toCompletableFuture();
-        Cancellation.forward(request.result, running);
+        Cancellation.forward(request.result(), running);
         running.whenComplete((result, error) -> {
-            count(inFlight, request.type).decrementAndGet();
+            count(inFlight, request.type()).decrementAndGet();
             finished(key, result != null && !result.unanswered() && !result.throttled(),
                     error != null || (result != null && result.unanswered()));
             if (error != null) {
-                request.result.completeExceptionally(error);
+                request.result().completeExceptionally(error);
             } else {
-                request.result.complete(result);
+                request.result().complete(result);
             }
         });
     }
@@ -306,12 +295,12 @@ final class DestinationConcurrency implements AutoCloseable {
             adapt = false;
             released = 0;
             for (Request w : next) {
-                count(queued, w.type).decrementAndGet();
-                if (w.result.isDone() || overdue(w, now)) {
-                    if (!w.result.isDone()) {
-                        shedOne(w, "waited " + (now - w.since) + " ms for a slot of destination " + key
-                                + " (delivery.maxQueueWait " + settings.maxQueueWait().toMillis() + " ms)");
-                    }
+                count(queued, w.type()).decrementAndGet();
+                if (w.result().isDone()) {
+                    released++;
+                } else if (overdue(w, now)) {
+                    shedOne(w, "waited " + (now - w.since()) + " ms for a slot of destination " + key
+                            + " (delivery.maxQueueWait " + settings.maxQueueWait().toMillis() + " ms)");
                     released++;
                 } else {
                     start(key, w);

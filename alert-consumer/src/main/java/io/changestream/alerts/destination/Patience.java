@@ -14,8 +14,11 @@ public enum Patience {
      */
     SHED,
     /**
-     * The retry path's (its pairs already left the commit path): the request waits its turn in the destination's
-     * queue however long the destination takes to answer; a full queue is a throttled result (tried again later).
+     * The request waits its turn in the destination's queue however long the destination takes to answer; a full
+     * queue is a throttled result (tried again later). The retry path's (its pairs already left the commit path), and
+     * an at-most-once destination's on the commit path: the retry path writes no ATTEMPTING record before a send yet,
+     * so a pair handed to it could be sent twice after a crash. Such a pair's wait is bounded by the requests ahead of
+     * it (each at most its deadline) and by the runtime's processing timeout.
      */
     WAIT
 }
