@@ -2,14 +2,13 @@ package io.changestream.alerts.ledger;
 
 import io.changestream.runtime.PartitionListener;
 import io.changestream.topics.model.DeliveryRecord;
-import io.changestream.topics.serde.JsonSerde;
-import io.changestream.topics.serde.Serdes;
+import io.changestream.topics.serde.LedgerCodec;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,8 +18,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -42,9 +44,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The once-per-group delivery ledger, keyed by (group, subscription, event id) — never by offset. Processor threads
  * call {@link #record} when a pair is settled (delivered or dead-lettered) and {@link #recordGroup} for the progress
- * of one destination group; each call returns when the broker acked the record, and the record is then in this
- * instance's window at once, so a repeat of the event at any later offset is recognised. Before delivering,
- * processors call {@link #known}.
+ * of one destination group; each call returns when the broker acked the batch holding it, and the pair is then in
+ * this instance's window at once, so a repeat of the event at any later offset is recognised. Before delivering,
+ * processors call {@link #known}. Writes are group-committed per source partition (decision 2201): one
+ * {@link LedgerCodec} batch carries every pair of that partition settled while the previous batch was on its way,
+ * so a busy partition pays one record, one ack and one continuation for many pairs and an idle one sends at once.
  *
  * <p>The runtime's consumer thread calls {@link #onAssigned}/{@link #onReleased}. Assignment starts one rebuild per
  * partition on a pool of {@link LedgerSettings#rebuildThreads()} (each with its own reader), all with one deadline
@@ -59,6 +63,7 @@ import org.slf4j.LoggerFactory;
  * and trimmed to the horizon as time passes.
  *
  * <p>Meters: {@code changestream_alert_ledger_writes_total{status}}, {@code changestream_alert_ledger_write_seconds},
+ * {@code changestream_alert_ledger_batch_pairs},
  * {@code changestream_alert_ledger_hits_total}, {@code changestream_alert_ledger_rebuilds_total{result}},
  * {@code changestream_alert_ledger_rebuild_seconds}, {@code changestream_alert_ledger_rebuild_records_total},
  * {@code changestream_alert_ledger_window_pairs}, {@code changestream_alert_ledger_window_bytes},
@@ -72,16 +77,19 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private static final long MAX_RETRY_DELAY_MILLIS = 5_000;
 
     private final LedgerSettings settings;
-    private final Producer<String, String> producer;
-    /** Sends the records a caller waits for, one at a time: batching them would only delay each. */
-    private final Producer<String, String> immediate;
+    private final Producer<String, byte[]> producer;
     private final Map<String, Object> readerProps;
     private final Clock clock;
-    private final JsonSerde<DeliveryRecord> serde = Serdes.deliveryRecord();
+    /** This instance's name in the batches it writes (the status view skips its own when it reads them back). */
+    private final String writer;
+    private final AtomicLong batchSequence = new AtomicLong();
     private final Map<TopicPartition, LedgerWindow> windows = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, GroupCommit> commits = new ConcurrentHashMap<>();
+    private final List<Consumer<List<DeliveryRecord>>> ackListeners = new CopyOnWriteArrayList<>();
     private final Map<String, Counter> writes = new ConcurrentHashMap<>();
     private final ExecutorService rebuilder;
     private final Timer writeTimer;
+    private final DistributionSummary batchPairs;
     private final Timer rebuildTimer;
     private final Counter hits;
     private final Counter rebuildRecords;
@@ -93,26 +101,15 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private volatile int ledgerPartitions;
 
     /**
-     * @param producer    producer of ledger records (acks=all advised); owned by the caller
+     * @param producer    producer of the ledger's batches (acks=all, idempotent: a partition's batches stay in
+     *                    order); owned by the caller
      * @param readerKafka client properties of the rebuild consumers ({@code bootstrap.servers}, security); no group
      */
-    public DeliveryLedger(LedgerSettings settings, Producer<String, String> producer, Map<String, Object> readerKafka,
+    public DeliveryLedger(LedgerSettings settings, Producer<String, byte[]> producer, Map<String, Object> readerKafka,
                           MeterRegistry meters, Clock clock) {
-        this(settings, producer, producer, readerKafka, meters, clock);
-    }
-
-    /**
-     * @param batching  producer of the records written without waiting ({@link #recordAsync}, {@link
-     *                  #recordGroupAsync}): a small {@code linger.ms} batches the many settlements of a busy lane set
-     * @param immediate producer of the records a caller waits for ({@link #record}, {@link #recordGroup}: the retry
-     *                  path and digest flushes, one at a time), {@code linger.ms} 0; may be {@code batching}
-     */
-    public DeliveryLedger(LedgerSettings settings, Producer<String, String> batching,
-                          Producer<String, String> immediate, Map<String, Object> readerKafka, MeterRegistry meters,
-                          Clock clock) {
         this.settings = settings;
-        this.producer = batching;
-        this.immediate = immediate;
+        this.producer = producer;
+        this.writer = settings.groupId() + "/" + UUID.randomUUID();
         this.clock = clock;
         this.meters = meters;
         this.readerProps = new HashMap<>(readerKafka);
@@ -127,7 +124,9 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             return t;
         });
         this.writeTimer = Timer.builder("changestream.alert.ledger.write")
-                .description("Time from sending a ledger record until the broker acked it").register(meters);
+                .description("Time from a pair's ledger write until the broker acked its batch").register(meters);
+        this.batchPairs = DistributionSummary.builder("changestream.alert.ledger.batch.pairs")
+                .description("Pair outcomes per ledger batch (group commit)").register(meters);
         this.rebuildTimer = Timer.builder("changestream.alert.ledger.rebuild")
                 .description("Duration of one partition's ledger window rebuild").register(meters);
         this.hits = Counter.builder("changestream.alert.ledger.hits")
@@ -164,24 +163,24 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     }
 
     /**
-     * Records a settled pair, waits for the ack, then adds it to the window.
+     * Records a settled pair, waits for the ack of its batch, then it is in the window.
      *
      * @param status one of {@link DeliveryRecord#DELIVERED}, {@link DeliveryRecord#DEAD_LETTERED}
      * @throws LedgerException when the broker did not ack within {@link LedgerSettings#ackTimeout()}
      */
     public void record(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                        String status, int attempts) {
-        await(write(immediate, source, pair(source, sourceOffset, subscriptionId, eventId, status, attempts)));
+        await(write(source, pair(source, sourceOffset, subscriptionId, eventId, status, attempts)));
     }
 
     /**
-     * {@link #record} without waiting: the stage completes from the producer's ack callback, after the record was
-     * added to the window, or fails with a {@link LedgerException} (not acked within
-     * {@link LedgerSettings#ackTimeout()}).
+     * {@link #record} without waiting: the stage completes when the batch holding the pair was acked and the pair
+     * added to the window (on a continuation thread, never the producer's), or fails with a {@link LedgerException}
+     * (not acked within {@link LedgerSettings#ackTimeout()}).
      */
     public CompletableFuture<Void> recordAsync(TopicPartition source, long sourceOffset, String subscriptionId,
                                                String eventId, String status, int attempts) {
-        return write(producer, source, pair(source, sourceOffset, subscriptionId, eventId, status, attempts));
+        return write(source, pair(source, sourceOffset, subscriptionId, eventId, status, attempts));
     }
 
     /**
@@ -192,13 +191,27 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
      */
     public void recordGroup(TopicPartition source, long sourceOffset, String subscriptionId, String eventId,
                             String groupKey, String status) {
-        await(write(immediate, source, group(source, sourceOffset, subscriptionId, eventId, groupKey, status)));
+        await(write(source, group(source, sourceOffset, subscriptionId, eventId, groupKey, status)));
     }
 
     /** {@link #recordGroup} without waiting, like {@link #recordAsync}. */
     public CompletableFuture<Void> recordGroupAsync(TopicPartition source, long sourceOffset, String subscriptionId,
                                                     String eventId, String groupKey, String status) {
-        return write(producer, source, group(source, sourceOffset, subscriptionId, eventId, groupKey, status));
+        return write(source, group(source, sourceOffset, subscriptionId, eventId, groupKey, status));
+    }
+
+    /** This instance's writer name, carried by every batch it writes. */
+    public String writer() {
+        return writer;
+    }
+
+    /**
+     * Calls {@code listener} with the records of each batch this instance wrote, once acked and before the writes
+     * complete (a continuation thread): the status view counts its own instance's writes from here, without reading
+     * them back.
+     */
+    public void onAcked(Consumer<List<DeliveryRecord>> listener) {
+        ackListeners.add(listener);
     }
 
     /** The record of a settled pair. */
@@ -224,23 +237,140 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         }
     }
 
-    private CompletableFuture<Void> write(Producer<String, String> via, TopicPartition source, DeliveryRecord value) {
-        long started = System.nanoTime();
-        String key = LedgerRecords.keyOf(value);
-        return ProducerAcks.sendWithin(via, new ProducerRecord<>(settings.topic(), ledgerPartition(source.partition()),
-                        key, serde.toJson(value)), settings.ackTimeout(), cause -> new LedgerException("ledger record "
-                        + key + " not acked within " + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): "
-                        + cause, cause))
-                .thenRun(() -> {
-                    writeTimer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-                    writes.computeIfAbsent(value.status(), s -> Counter.builder("changestream.alert.ledger.writes")
-                            .description("Ledger records acked, by status").tag("status", s).register(meters))
-                            .increment();
-                    LedgerWindow window = windows.get(source);
-                    if (window != null) {
-                        window.apply(value, true, budget(), horizonStart());
+    private CompletableFuture<Void> write(TopicPartition source, DeliveryRecord value) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        commits.computeIfAbsent(source, GroupCommit::new).add(value, done);
+        return done;
+    }
+
+    /** One batch on its way: its value, its pairs and who waits for them. */
+    private record Batch(byte[] value, List<DeliveryRecord> records, List<CompletableFuture<Void>> waiters,
+                         long[] startedNanos) {
+    }
+
+    /**
+     * Group commit of one source partition (decision 2201): pairs settled while the partition's previous batch is on
+     * its way collect in the open batch, which goes out when that one is acked (or as soon as it reaches
+     * {@link LedgerSettings#batchMaxBytes()}, queued behind it). So an idle partition's pair is sent at once, a busy
+     * one's many pairs share one record, one ack and one continuation, and the partition's batches reach the
+     * ledger in the order they were settled, one at a time.
+     */
+    private final class GroupCommit {
+        private final TopicPartition source;
+        private final LedgerCodec.Encoder encoder;
+        private final java.util.ArrayDeque<Batch> sealed = new java.util.ArrayDeque<>();
+        private List<DeliveryRecord> records = new ArrayList<>();
+        private List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        private long[] started = new long[16];
+        private boolean inFlight;
+
+        GroupCommit(TopicPartition source) {
+            this.source = source;
+            this.encoder = new LedgerCodec.Encoder(settings.groupId(), source.topic(), source.partition(), writer);
+        }
+
+        void add(DeliveryRecord r, CompletableFuture<Void> done) {
+            Batch next;
+            synchronized (this) {
+                if (started.length == records.size()) {
+                    started = java.util.Arrays.copyOf(started, started.length * 2);
+                }
+                started[records.size()] = System.nanoTime();
+                encoder.add(r);
+                records.add(r);
+                waiters.add(done);
+                if (encoder.estimatedBytes() >= settings.batchMaxBytes()) {
+                    seal();
+                }
+                if (inFlight) {
+                    return;
+                }
+                if (sealed.isEmpty()) {
+                    seal();
+                }
+                next = sealed.poll();
+                inFlight = true;
+            }
+            send(next);
+        }
+
+        /** Closes the open batch (callers hold the lock). */
+        private void seal() {
+            sealed.add(new Batch(encoder.bytes(), records, waiters, started));
+            encoder.reset();
+            records = new ArrayList<>();
+            waiters = new ArrayList<>();
+            started = new long[16];
+        }
+
+        private void send(Batch batch) {
+            String key = settings.groupId() + "|" + source + "|" + writer + "|" + batchSequence.incrementAndGet();
+            CompletableFuture<?> acked;
+            try {
+                acked = ProducerAcks.sendWithin(producer, new ProducerRecord<>(settings.topic(),
+                        ledgerPartition(source.partition()), key, batch.value()), settings.ackTimeout(),
+                        cause -> new LedgerException("ledger batch " + key + " (" + batch.records().size()
+                                + " pairs) not acked within " + settings.ackTimeout().toMillis()
+                                + " ms (ledger.ackTimeout): " + cause, cause));
+            } catch (RuntimeException e) { // the ledger's partitions unknown: this batch fails, the next one tries
+                acked = CompletableFuture.failedFuture(new LedgerException("ledger batch " + key + " not sent: " + e,
+                        e));
+            }
+            acked.whenComplete((metadata, error) -> {
+                if (error == null) {
+                    applyToWindow(batch);
+                }
+                Batch next;
+                synchronized (this) {
+                    if (sealed.isEmpty() && !records.isEmpty()) {
+                        seal();
                     }
-                });
+                    next = sealed.poll();
+                    inFlight = next != null;
+                }
+                if (next != null) {
+                    send(next); // before this batch's writers continue: the partition's next batch goes now
+                }
+                settle(batch, error);
+            });
+        }
+
+        private void applyToWindow(Batch batch) {
+            LedgerWindow window = windows.get(source);
+            if (window != null) {
+                for (DeliveryRecord r : batch.records()) {
+                    window.apply(r, true, budget(), horizonStart());
+                }
+            }
+        }
+
+        /** Completes the writes of a batch (acked and in the window), or fails them. */
+        private void settle(Batch batch, Throwable error) {
+            List<DeliveryRecord> records = batch.records();
+            if (error != null) {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause()
+                        != null ? error.getCause() : error;
+                batch.waiters().forEach(w -> w.completeExceptionally(cause));
+                return;
+            }
+            long now = System.nanoTime();
+            batchPairs.record(records.size());
+            for (int i = 0; i < records.size(); i++) {
+                DeliveryRecord r = records.get(i);
+                writeTimer.record(now - batch.startedNanos()[i], TimeUnit.NANOSECONDS);
+                writes.computeIfAbsent(r.status(), s -> Counter.builder("changestream.alert.ledger.writes")
+                        .description("Pair outcomes acked on the ledger, by status").tag("status", s)
+                        .register(meters)).increment();
+            }
+            for (Consumer<List<DeliveryRecord>> listener : ackListeners) {
+                try {
+                    listener.accept(records);
+                } catch (RuntimeException e) {
+                    LOG.warn("a ledger ack listener failed: {}", e.toString());
+                }
+            }
+            batch.waiters().forEach(w -> w.complete(null));
+        }
     }
 
     /**
@@ -465,23 +595,25 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
         if (r.value() == null) {
             return;
         }
-        DeliveryRecord record;
+        List<DeliveryRecord> records;
         try {
-            record = serde.fromJson(new String(r.value(), StandardCharsets.UTF_8));
+            records = LedgerCodec.decode(r.topic(), r.value()).records();
         } catch (RuntimeException e) {
             unreadable.increment();
             LOG.warn("unreadable ledger record at {}-{}@{} skipped: {}", r.topic(), r.partition(), r.offset(),
                     e.getMessage());
             return;
         }
-        if (!settings.groupId().equals(record.groupId()) || !window.source.topic().equals(record.sourceTopic())
-                || record.sourcePartition() != window.source.partition()) {
-            return;
-        }
-        if (LedgerRecords.isReset(record)) {
-            window.reset();
-        } else {
-            window.apply(record, false, budget(), horizonStart);
+        for (DeliveryRecord record : records) {
+            if (!settings.groupId().equals(record.groupId()) || !window.source.topic().equals(record.sourceTopic())
+                    || record.sourcePartition() != window.source.partition()) {
+                return; // a batch is of one group and source partition
+            }
+            if (LedgerRecords.isReset(record)) {
+                window.reset();
+            } else {
+                window.apply(record, false, budget(), horizonStart);
+            }
         }
     }
 

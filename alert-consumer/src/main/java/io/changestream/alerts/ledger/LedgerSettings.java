@@ -24,10 +24,13 @@ import java.util.Objects;
  *                          default 30 s)
  * @param rebuildThreads    rebuilds that run at once, each with its own reader ({@code ledger.rebuildThreads},
  *                          default 4)
+ * @param batchMaxBytes     most bytes of one ledger batch (the pair outcomes of one source partition written as one
+ *                          record): a fuller batch goes out behind the one on its way ({@code ledger.batchMaxBytes},
+ *                          default 256 KiB, about 4,000 pairs; at most 900 KiB, below Kafka's 1 MiB record limit)
  */
 public record LedgerSettings(String topic, String groupId, Duration ackTimeout, Duration dedupeHorizon,
                              long windowMaxBytes, int rebuildMaxRecords, Duration rebuildTimeout,
-                             int rebuildThreads) {
+                             int rebuildThreads, int batchMaxBytes) {
 
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_DEDUPE_HORIZON = Duration.ofHours(24);
@@ -35,6 +38,9 @@ public record LedgerSettings(String topic, String groupId, Duration ackTimeout, 
     public static final int DEFAULT_REBUILD_MAX_RECORDS = 1_000_000;
     public static final Duration DEFAULT_REBUILD_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_REBUILD_THREADS = 4;
+    public static final int DEFAULT_BATCH_MAX_BYTES = 256 * 1024;
+    /** The largest {@code ledger.batchMaxBytes}: room below the broker's and producer's 1 MiB defaults. */
+    public static final int MAX_BATCH_BYTES = 900 * 1024;
 
     public LedgerSettings {
         requireText(topic, "ledger.topic");
@@ -51,25 +57,29 @@ public record LedgerSettings(String topic, String groupId, Duration ackTimeout, 
         if (rebuildThreads < 1 || rebuildThreads > 64) {
             throw new IllegalArgumentException("ledger.rebuildThreads must be in [1, 64], was " + rebuildThreads);
         }
+        if (batchMaxBytes < 1024 || batchMaxBytes > MAX_BATCH_BYTES) {
+            throw new IllegalArgumentException("ledger.batchMaxBytes must be in [1024, " + MAX_BATCH_BYTES
+                    + "], was " + batchMaxBytes);
+        }
     }
 
     /** The defaults for a topic and group. */
     public static LedgerSettings of(String topic, String groupId) {
         return new LedgerSettings(topic, groupId, DEFAULT_ACK_TIMEOUT, DEFAULT_DEDUPE_HORIZON,
                 DEFAULT_WINDOW_MAX_BYTES, DEFAULT_REBUILD_MAX_RECORDS, DEFAULT_REBUILD_TIMEOUT,
-                DEFAULT_REBUILD_THREADS);
+                DEFAULT_REBUILD_THREADS, DEFAULT_BATCH_MAX_BYTES);
     }
 
     /** A copy with another horizon and memory budget (tests, benchmarks). */
     public LedgerSettings withWindow(Duration horizon, long maxBytes) {
         return new LedgerSettings(topic, groupId, ackTimeout, horizon, maxBytes, rebuildMaxRecords, rebuildTimeout,
-                rebuildThreads);
+                rebuildThreads, batchMaxBytes);
     }
 
     /** A copy with another rebuild bound (tests). */
     public LedgerSettings withRebuild(int maxRecords, Duration timeout) {
         return new LedgerSettings(topic, groupId, ackTimeout, dedupeHorizon, windowMaxBytes, maxRecords, timeout,
-                rebuildThreads);
+                rebuildThreads, batchMaxBytes);
     }
 
     private static void requireText(String value, String name) {

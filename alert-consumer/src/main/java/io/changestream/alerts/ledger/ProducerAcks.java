@@ -90,8 +90,8 @@ public final class ProducerAcks {
     }
 
     /** Sends {@code record}; the future completes when the broker acked it. */
-    public static CompletableFuture<RecordMetadata> send(Producer<String, String> producer,
-                                                         ProducerRecord<String, String> record) {
+    public static <V> CompletableFuture<RecordMetadata> send(Producer<String, V> producer,
+                                                             ProducerRecord<String, V> record) {
         CompletableFuture<RecordMetadata> acked = new CompletableFuture<>();
         try {
             producer.send(record, (metadata, error) -> {
@@ -112,9 +112,10 @@ public final class ProducerAcks {
      * producer's I/O thread (what follows an ack may send again, and block on a full buffer); a failed or late ack
      * completes exceptionally with {@code notAcked} of the cause.
      */
-    public static CompletableFuture<RecordMetadata> sendWithin(Producer<String, String> producer,
-                                                               ProducerRecord<String, String> record, Duration timeout,
-                                                               Function<Throwable, ? extends RuntimeException> notAcked) {
+    public static <V> CompletableFuture<RecordMetadata> sendWithin(Producer<String, V> producer,
+                                                                   ProducerRecord<String, V> record, Duration timeout,
+                                                                   Function<Throwable, ? extends RuntimeException>
+                                                                           notAcked) {
         return send(producer, record).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .handleAsync((metadata, error) -> {
                     if (error != null) {

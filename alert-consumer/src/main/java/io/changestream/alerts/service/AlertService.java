@@ -38,6 +38,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,13 +101,13 @@ public final class AlertService implements AutoCloseable {
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-ledger");
-        // the ledger's own batching producer: every settled pair is one record, acked asynchronously (decision 1110)
+        // the ledger's own producer: its batches carry the outcomes of many pairs each (group commit, decision 2201)
         Map<String, Object> ledgerProps = new HashMap<>(producerProps);
         ledgerProps.put(ProducerConfig.LINGER_MS_CONFIG, (int) config.ledgerLinger().toMillis());
         // issue 21: each producer reports a send failed before its caller's ack wait ends, so a write reported
         // failed (and retried) is not written later by the producer's own retries
-        KafkaProducer<String, String> ledgerProducer = new KafkaProducer<>(ProducerAcks.boundedBy(ledgerProps,
-                config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new StringSerializer());
+        KafkaProducer<String, byte[]> ledgerProducer = new KafkaProducer<>(ProducerAcks.boundedBy(ledgerProps,
+                config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new ByteArraySerializer());
         parts.push(() -> ledgerProducer.close(config.runtime().closeTimeout()));
         producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-dlq");
         KafkaProducer<String, String> producer = new KafkaProducer<>(ProducerAcks.boundedBy(producerProps,
@@ -131,9 +132,10 @@ public final class AlertService implements AutoCloseable {
         });
         SubscriptionService subscriptions = new SubscriptionService(new SubscriptionFactory(destinations,
                 filter, config.admin().quotas(), clock), store, config.admin().quotas());
-        // records a caller waits for (retry path, digest flushes) go out on the linger-0 producer at once
-        ledger = new DeliveryLedger(config.ledger(), ledgerProducer, producer, config.kafka(), meters, clock);
+        ledger = new DeliveryLedger(config.ledger(), ledgerProducer, config.kafka(), meters, clock);
         parts.push(ledger);
+        status.countOwnWrites(ledger.writer()); // the view counts this instance's batches from their acks
+        ledger.onAcked(status::applyOwn);
         DeadLetterWriter deadLetters = new DeadLetterWriter(catalog.alertDlq().name(), producer,
                 config.ledger().ackTimeout(), meters);
         DigestCollector digests = new DigestCollector(config.digest(), producer, meters, clock); // issue 13
@@ -182,7 +184,7 @@ public final class AlertService implements AutoCloseable {
                 .build();
         parts.push(runtime);
         // after the runtime's builder installed its Kafka meter naming on the registry
-        for (KafkaProducer<String, String> bound : java.util.List.of(ledgerProducer, producer)) {
+        for (KafkaProducer<String, ?> bound : java.util.List.<KafkaProducer<String, ?>>of(ledgerProducer, producer)) {
             KafkaClientMetrics metrics = new KafkaClientMetrics(bound);
             metrics.bindTo(meters);
             parts.push(metrics);

@@ -63,7 +63,7 @@ import java.util.function.Function;
  *       here], commitInterval, revokeTimeout, closeTimeout…) and {@code runtime.kafka.*} consumer properties</li>
  *   <li>{@code ledger.ackTimeout} [10 s], {@code ledger.dedupeHorizon} [24 h], {@code ledger.windowMaxBytes}
  *       [64 MiB], {@code ledger.rebuildMaxRecords} [1000000], {@code ledger.rebuildTimeout} [30 s],
- *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [5 ms]</li>
+ *       {@code ledger.rebuildThreads} [4], {@code ledger.linger} [0], {@code ledger.batchMaxBytes} [262144]</li>
  *   <li>{@code delivery.maxConcurrentPerDestination} [32], {@code delivery.maxQueuedPerDestination} [100],
  *       {@code delivery.maxQueueWait} [30 s], {@code delivery.stallTimeout} [2 s], {@code delivery.maxRequestTime} [30 s],
  *       {@code delivery.maxConnectionsPerHost} [64], {@code delivery.blockingThreads} [16]</li>
@@ -120,8 +120,8 @@ import java.util.function.Function;
  * @param status           the group-wide status view ({@code status.*})
  * @param filter           the filter compiler's and evaluator's bounds ({@code filter.*})
  * @param delivery         concurrent requests per destination and the blocking pool ({@code delivery.*})
- * @param ledgerLinger     how long the ledger's producer waits to batch records ({@code ledger.linger}, default
- *                         5 ms; its acks end the events, so it bounds the added latency)
+ * @param ledgerLinger     the ledger producer's {@code linger.ms} ({@code ledger.linger}, default 0: the ledger
+ *                         group-commits its batches itself, decision 2201, so a linger only adds latency)
  * @param digest           digests and grouping ({@code digest.*}, {@code grouping.*}; issue 13)
  * @param retry            the retry path ({@code retry.*}, decision 1120)
  */
@@ -165,7 +165,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("ledger.rebuildMaxRecords", "1000000", "newest ledger records one window rebuild reads"),
             new Setting("ledger.rebuildTimeout", "PT30S", "deadline of the rebuilds of one assignment"),
             new Setting("ledger.rebuildThreads", "4", "window rebuilds running at once"),
-            new Setting("ledger.linger", "PT0.005S", "the ledger producer's batching wait (linger.ms)"),
+            new Setting("ledger.linger", "PT0S", "the ledger producer's linger.ms (batches form while one is on its way)"),
+            new Setting("ledger.batchMaxBytes", "262144", "most bytes of one ledger batch (group commit)"),
             new Setting("delivery.maxConcurrentPerDestination", "32", "requests in flight to one destination; "
                     + "more wait in its queue"),
             new Setting("delivery.maxQueuedPerDestination", "100", "requests waiting for one destination; one "
@@ -408,7 +409,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         LedgerSettings ledger = new LedgerSettings(catalog.alertLedger().name(), groupId,
                 v.get("ledger.ackTimeout", Values::duration), v.get("ledger.dedupeHorizon", Values::duration),
                 v.get("ledger.windowMaxBytes", Long::parseLong), v.get("ledger.rebuildMaxRecords", Integer::parseInt),
-                v.get("ledger.rebuildTimeout", Values::duration), v.get("ledger.rebuildThreads", Integer::parseInt));
+                v.get("ledger.rebuildTimeout", Values::duration), v.get("ledger.rebuildThreads", Integer::parseInt),
+                v.get("ledger.batchMaxBytes", Integer::parseInt));
         RuntimeConfig runtimeConfig = RuntimeConfig.from(runtime);
         PipelineSettings pipeline = new PipelineSettings(catalog.changes().name(), catalog.pipelineStatus().name(),
                 runtimeConfig.initialBackoff(), runtimeConfig.maxBackoff(),

@@ -12,6 +12,7 @@ import io.changestream.topics.model.FailureSource;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.JsonSerde;
+import io.changestream.topics.serde.LedgerCodec;
 import io.changestream.topics.serde.Serdes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,7 +96,8 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     /** Next offset to read per partition (reader thread; a restarted reader resumes there). */
     private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     private final ReaderSupervisor supervisor;
-    private final JsonSerde<DeliveryRecord> ledgerSerde = Serdes.deliveryRecord();
+    /** The ledger writer of this instance, whose batches are counted from their acks ({@link #applyOwn}). */
+    private volatile String ownWriter;
     private final JsonSerde<FailedEvent> dlqSerde = Serdes.failedEvent();
     private final Map<String, Subscription> subscriptions = new HashMap<>();
     private final LinkedHashMap<String, Boolean> seen;
@@ -280,14 +282,31 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         return true;
     }
 
-    /** Parses the value's bytes as they came (no text decode and re-encode per record: one per settled pair). */
+    /**
+     * Counts this instance's own ledger writes as they are acked, instead of reading them back: the view then
+     * skips the batches of {@code writer} on the topic. Call before the first write of that writer.
+     */
+    public void countOwnWrites(String writer) {
+        this.ownWriter = writer;
+    }
+
+    /** The records of one batch of this instance's writer, acked (see {@link #countOwnWrites}). */
+    public void applyOwn(List<DeliveryRecord> records) {
+        records.forEach(this::foldLedger);
+    }
+
+    /** Reads the value's bytes as they came; a batch of this instance's own writer was counted at its ack. */
     private void fold(ConsumerRecord<String, byte[]> r) {
         if (r.value() == null) {
             return;
         }
         try {
             if (r.topic().equals(settings.ledgerTopic())) {
-                foldLedger(ledgerSerde.deserialize(r.topic(), r.value()));
+                if (LedgerCodec.isBatch(r.value()) && ownWriter != null
+                        && ownWriter.equals(LedgerCodec.writerOf(r.topic(), r.value()))) {
+                    return;
+                }
+                LedgerCodec.decode(r.topic(), r.value()).records().forEach(this::foldLedger);
             } else {
                 foldDeadLetter(dlqSerde.deserialize(r.topic(), r.value()));
             }

@@ -10,6 +10,7 @@ import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,14 +18,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -42,9 +48,9 @@ class DeliveryLedgerIT {
     private final List<AutoCloseable> open = new ArrayList<>();
     private final String topic = "it-ledger-" + UUID.randomUUID().toString().substring(0, 8);
     private final String changes = topic + "-changes";
-    private final KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+    private final KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all",
-            ProducerConfig.LINGER_MS_CONFIG, 0), new StringSerializer(), new StringSerializer());
+            ProducerConfig.LINGER_MS_CONFIG, 0), new StringSerializer(), new ByteArraySerializer());
 
     DeliveryLedgerIT() {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -74,6 +80,11 @@ class DeliveryLedgerIT {
         return ledger(settings, Clock.systemUTC());
     }
 
+    /** A record in the layout of {@code ops offsets reset} and of ledgers written before batches. */
+    private static byte[] json(DeliveryRecord r) {
+        return Serdes.deliveryRecord().toJson(r).getBytes(StandardCharsets.UTF_8);
+    }
+
     private LedgerSettings settings() {
         return LedgerSettings.of(topic, "group-a");
     }
@@ -99,6 +110,43 @@ class DeliveryLedgerIT {
             }
             return true;
         });
+    }
+
+    /**
+     * Decision 2201: pairs of a partition settled together are group-committed — fewer ledger records than pairs —
+     * and the next owner knows every one of them from the batches.
+     */
+    @Test
+    void pairsSettledTogetherShareBatchesAndTheNextOwnerKnowsEachOne() throws Exception {
+        DeliveryLedger a = ledger(settings());
+        a.onAssigned(assigned(4));
+        awaitReady(a, 4);
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            writes.add(i % 3 == 0
+                    ? a.recordGroupAsync(source(4), i, "sub-1", "e" + i, "WEBHOOK:w1", DeliveryRecord.DELIVERED)
+                    : a.recordAsync(source(4), i, "sub-" + (i % 7), "e" + i, DeliveryRecord.DELIVERED, 1 + i % 2));
+        }
+        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        long records;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()))) {
+            records = admin.listOffsets(Map.of(new TopicPartition(topic, 4), OffsetSpec.latest())).all().get()
+                    .get(new TopicPartition(topic, 4)).offset();
+        }
+        assertTrue(records > 0 && records < 2_000, records + " ledger records for 2,000 pairs");
+
+        DeliveryLedger b = ledger(settings());
+        b.onAssigned(assigned(4));
+        awaitReady(b, 4);
+        for (int i = 0; i < 2_000; i++) {
+            DeliveryLedger.Known known = b.known(source(4), i % 3 == 0 ? "sub-1" : "sub-" + (i % 7), "e" + i);
+            if (i % 3 == 0) {
+                assertEquals(Set.of("WEBHOOK:w1"), known.deliveredGroups(), "group progress of e" + i);
+            } else {
+                assertEquals(Optional.of(DeliveryRecord.DELIVERED), known.status(), "pair e" + i);
+            }
+        }
     }
 
     @Test
@@ -189,10 +237,10 @@ class DeliveryLedgerIT {
         a.record(source(5), 1, "sub-1", "before-reset", DeliveryRecord.DELIVERED, 1);
         DeliveryRecord marker = LedgerRecords.resetMarker("group-a", source(5), 0, System.currentTimeMillis());
         producer.send(new ProducerRecord<>(topic, LedgerRecords.ledgerPartition(5, PARTITIONS),
-                LedgerRecords.keyOf(marker), Serdes.deliveryRecord().toJson(marker))).get();
+                LedgerRecords.keyOf(marker), json(marker))).get();
         DeliveryRecord otherGroup = LedgerRecords.resetMarker("group-b", source(5), 0, System.currentTimeMillis());
         producer.send(new ProducerRecord<>(topic, 5, LedgerRecords.keyOf(otherGroup),
-                Serdes.deliveryRecord().toJson(otherGroup))).get();
+                json(otherGroup))).get();
         a.record(source(5), 2, "sub-1", "after-reset", DeliveryRecord.DELIVERED, 1);
 
         DeliveryLedger b = ledger(settings());
@@ -204,7 +252,8 @@ class DeliveryLedgerIT {
 
     @Test
     void unreadableLedgerRecordsAreCountedAndSkipped() throws Exception {
-        producer.send(new ProducerRecord<>(topic, 6, "garbage", "{not a delivery record")).get();
+        producer.send(new ProducerRecord<>(topic, 6, "garbage",
+                "{not a delivery record".getBytes(StandardCharsets.UTF_8))).get();
         DeliveryLedger a = ledger(settings());
         a.onAssigned(assigned(6));
         awaitReady(a, 6);

@@ -11,6 +11,7 @@ import io.changestream.testkit.TestClock;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
+import io.changestream.topics.serde.LedgerCodec;
 import io.changestream.topics.serde.Serdes;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -212,8 +214,8 @@ class DigestIT {
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, Brokers.shared().bootstrapServers());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         Map<String, Integer> counts = new HashMap<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(props, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
             List<TopicPartition> parts = new ArrayList<>();
             c.partitionsFor(catalog.alertLedger().name()).forEach(p -> parts.add(new TopicPartition(p.topic(),
                     p.partition())));
@@ -221,10 +223,11 @@ class DigestIT {
             c.seekToBeginning(parts);
             Map<TopicPartition, Long> end = c.endOffsets(parts);
             while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    DeliveryRecord d = Serdes.deliveryRecord().fromJson(r.value());
-                    if (d.subscriptionId().equals(subscriptionId) && d.destinationId() == null) {
-                        counts.merge(d.status(), 1, Integer::sum);
+                for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    for (DeliveryRecord d : LedgerCodec.decode(r.topic(), r.value()).records()) {
+                        if (d.subscriptionId().equals(subscriptionId) && d.destinationId() == null) {
+                            counts.merge(d.status(), 1, Integer::sum);
+                        }
                     }
                 }
             }

@@ -18,6 +18,7 @@ import io.changestream.topics.model.SubscriptionCategory;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
+import io.changestream.topics.serde.LedgerCodec;
 import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -34,6 +35,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -113,6 +115,48 @@ class DeliveryStatusViewIT {
             assertTrue(bounded.current());
             assertEquals(2, bounded.statuses(s1).get(2).delivered());
             assertEquals(0, bounded.statuses(s2).get(0).delivered(), "beyond status.maxEntries nothing is tracked");
+        }
+    }
+
+    /**
+     * Decision 2201: batches of another instance are read from their bytes, pair by pair; this instance's own
+     * batches on the topic are skipped and counted from their acks ({@link DeliveryStatusView#applyOwn}) once.
+     */
+    @Test
+    void countsOtherInstancesBatchesFromTheTopicAndItsOwnFromTheirAcksOnce() throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String ledger = "batch-ledger-" + suffix;
+        String dlq = "batch-dlq-" + suffix;
+        createTopics(ledger, 1, dlq);
+        LedgerCodec.Encoder other = new LedgerCodec.Encoder(GROUP, "changes", 0, "g1/other-instance");
+        other.add(pair(GROUP, "s1", "e1", DeliveryRecord.DELIVERED, 1, 1_000));
+        other.add(pair(GROUP, "s1", "e2", DeliveryRecord.DELIVERED, 2, 2_000));
+        other.add(new DeliveryRecord(GROUP, "s1", "e3", "WEBHOOK:w1", DeliveryRecord.SKIPPED, 0, 2_500, "changes", 0,
+                1));
+        other.add(pair(GROUP, "s1", "e3", DeliveryRecord.DELIVERED, 1, 3_000));
+        LedgerCodec.Encoder own = new LedgerCodec.Encoder(GROUP, "changes", 0, "g1/this-instance");
+        DeliveryRecord ownPair = pair(GROUP, "s1", "e4", DeliveryRecord.DELIVERED, 1, 4_000);
+        own.add(ownPair);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(),
+                new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(ledger, 0, "b1", other.bytes())).get();
+            producer.send(new ProducerRecord<>(ledger, 0, "b2", own.bytes())).get();
+        }
+        EventSubscription s1 = EventSubscription.builder("s1", "one").destinations(List.of(
+                webhook("w1", "https://hooks.example.com/a"))).build();
+        StatusSettings settings = new StatusSettings(ledger, dlq, GROUP, 100, 1_000, Duration.ofSeconds(10));
+        try (DeliveryStatusView view = DeliveryStatusView.start(settings,
+                Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+            view.countOwnWrites("g1/this-instance");
+            view.applyOwn(List.of(ownPair)); // its ack
+            assertTrue(view.current(), "caught up with the topics");
+            DestinationStatus w1 = view.statuses(s1).get(0);
+            assertEquals(3, w1.delivered(), "e1, e2 from the other batch, e4 once from its ack; e3 was skipped");
+            assertEquals(1, w1.skipped());
+            assertEquals(1, w1.failed(), "e2 needed a retry");
+            assertEquals(4_000L, w1.lastSuccessfulAt());
+            assertEquals(0, view.skipped(), "every batch was readable");
         }
     }
 

@@ -43,6 +43,29 @@ public final class LedgerCodec {
     }
 
     /**
+     * The writer of a batch, read from its header only (a reader skipping its own batches decodes nothing else);
+     * null for a JSON record or a batch without one.
+     *
+     * @throws MalformedRecordException when the header cannot be read
+     */
+    public static String writerOf(String topic, byte[] value) {
+        if (!isBatch(value)) {
+            return null;
+        }
+        Reader in = new Reader(topic, value);
+        try {
+            in.pos = 2;
+            in.text();
+            in.text();
+            in.varint();
+            String writer = in.text();
+            return writer.isEmpty() ? null : writer;
+        } catch (ArrayIndexOutOfBoundsException e) {
+            throw in.malformed("$.writer", "truncated batch header", e);
+        }
+    }
+
+    /**
      * The records of one ledger value, a batch or a JSON record.
      *
      * @throws MalformedRecordException when the bytes are neither (the message names the topic and where)

@@ -35,6 +35,7 @@ class LedgerCodecTest {
 
         assertTrue(LedgerCodec.isBatch(value));
         assertEquals("instance-7", out.writer());
+        assertEquals("instance-7", LedgerCodec.writerOf("alert-ledger", value));
         assertEquals(in, out.records());
         assertTrue(encoder.estimatedBytes() >= value.length, encoder.estimatedBytes() + " < " + value.length);
     }
