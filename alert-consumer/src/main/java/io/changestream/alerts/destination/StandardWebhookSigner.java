@@ -1,13 +1,9 @@
 package io.changestream.alerts.destination;
 
 import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Map;
 import java.util.UUID;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The Standard Webhooks symmetric scheme (standard-webhooks spec 1.0.0, "Signature scheme"): the content signed is
@@ -73,13 +69,7 @@ public final class StandardWebhookSigner {
 
     /** Base64 HMAC-SHA256 of {@code {id}.{timestamp}.{body}}. */
     static String sign(byte[] key, String messageId, long epochSeconds, byte[] body) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update((messageId + "." + epochSeconds + ".").getBytes(StandardCharsets.UTF_8));
-            return Base64.getEncoder().encodeToString(mac.doFinal(body));
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return Base64.getEncoder().encodeToString(HmacSha256.of(key, (messageId + "." + epochSeconds + ".")
+                .getBytes(StandardCharsets.UTF_8), body));
     }
 }

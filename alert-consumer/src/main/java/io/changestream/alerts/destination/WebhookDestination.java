@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.changestream.topics.model.SubscriptionType;
 import io.changestream.topics.serde.Json;
 import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Map;
@@ -17,8 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The platform's generic webhook: POSTs (or PUTs) the ChangeEvent JSON with {@code subscriptionId} and
@@ -170,12 +166,7 @@ public final class WebhookDestination implements Destination {
 
     /** Lower-case hex HMAC-SHA256 of the body with the UTF-8 key. */
     public static String hmacSha256Hex(String key, byte[] body) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            return HexFormat.of().formatHex(mac.doFinal(body));
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return HexFormat.of().formatHex(HmacSha256.of(key.getBytes(StandardCharsets.UTF_8), null, body));
     }
+
 }
