@@ -20,6 +20,10 @@ public final class Prerequisites {
     static final int CONNECT_TIMEOUT_SECONDS = 10;
     static final int READ_TIMEOUT_SECONDS = 30;
 
+    /** The JDBC drivers, loaded by name: a shaded jar's merged service files are not relied on. */
+    static final String POSTGRES_DRIVER = "org.postgresql.Driver";
+    static final String MARIADB_DRIVER = "org.mariadb.jdbc.Driver";
+
     private Prerequisites() {
     }
 
@@ -44,6 +48,12 @@ public final class Prerequisites {
             url = "jdbc:mariadb://" + db.host() + ":" + db.port() + "/";
             props.setProperty("connectTimeout", Integer.toString(CONNECT_TIMEOUT_SECONDS * 1000));
             props.setProperty("socketTimeout", Integer.toString(READ_TIMEOUT_SECONDS * 1000));
+        }
+        String driver = db.isPostgres() ? POSTGRES_DRIVER : MARIADB_DRIVER;
+        try {
+            Class.forName(driver); // registers itself with DriverManager
+        } catch (ClassNotFoundException e) {
+            throw new CdcException("the JDBC driver " + driver + " is not on the class path", e);
         }
         try (Connection c = DriverManager.getConnection(url, props)) {
             return db.isPostgres() ? PostgresPrerequisites.check(c, config) : MariaDbPrerequisites.check(c, config);
