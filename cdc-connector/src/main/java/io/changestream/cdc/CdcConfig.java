@@ -134,9 +134,11 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
      * @param password secret ({@code database.password}, default empty); never logged
      * @param serverId MariaDB replica server id, unique in the replication topology ({@code database.server.id};
      *                 default derived from {@code instance.id}, so two standbys never share one)
+     * @param checkPrerequisites check the server's settings and the user's grants before each engine run and refuse
+     *                 to start the engine while one is missing ({@code database.prerequisites.check}, true)
      */
     public record Database(String kind, String host, int port, String name, String schema, String user,
-                           String password, long serverId) {
+                           String password, long serverId, boolean checkPrerequisites) {
 
         public Database {
             require("postgres".equals(kind) || "mariadb".equals(kind),
@@ -166,8 +168,9 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
             String user = s.required("database.user");
             String password = s.string("database.password", "");
             Long serverId = s.optionalNumber("database.server.id", DERIVED_SERVER_ID, 1, 4_294_967_295L);
+            boolean checkPrerequisites = s.bool("database.prerequisites.check", true);
             return new Database(kind, host, port, name, schema, user, password,
-                    serverId == null ? derivedServerId(instanceId) : serverId);
+                    serverId == null ? derivedServerId(instanceId) : serverId, checkPrerequisites);
         }
 
         /**
@@ -194,7 +197,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         public String toString() {
             return "Database[kind=" + kind + ", host=" + host + ", port=" + port + ", name=" + name + ", schema="
                     + schema + ", user=" + user + ", password=" + (password.isEmpty() ? "(none)" : "******")
-                    + ", serverId=" + serverId + "]";
+                    + ", serverId=" + serverId + ", checkPrerequisites=" + checkPrerequisites + "]";
         }
     }
 

@@ -3,6 +3,8 @@ package io.changestream.cdc.engine;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcException;
 import io.changestream.cdc.metrics.CdcMetrics;
+import io.changestream.cdc.prereq.PrerequisiteException;
+import io.changestream.cdc.prereq.Prerequisites;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.TopicSpec;
 import io.debezium.engine.DebeziumEngine;
@@ -32,7 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the Debezium engine and keeps it running: waits for the standby lease when one is configured, runs the engine,
+ * Runs the Debezium engine and keeps it running: waits for the standby lease when one is configured, checks the
+ * database's prerequisites ({@link Prerequisites}: settings and grants; while one is missing the engine is not started,
+ * the list is the last error, and the check runs again after the backoff), runs the engine,
  * and restarts it after an exponential backoff with jitter ({@code restart.backoff.*}) when it fails (a Postgres slot
  * held by another reader, a broker or database outage) or when the lease comes back. The engine of one run is fenced
  * by the lease epoch it started under: it is checked after the engine is built and before every produced batch, and
@@ -219,7 +223,15 @@ public final class CaptureLoop implements AutoCloseable {
             }
             boolean streamed = false;
             try {
+                if (config.database().checkPrerequisites()) {
+                    Prerequisites.require(config);
+                }
                 streamed = runEngineOnce(new LeaseFence(lease, config.standby().instanceId(), epoch));
+            } catch (PrerequisiteException e) {
+                // the engine is not started: it would fail on the first of these, later and naming one
+                metrics.error("prerequisites");
+                lastError = e.getMessage();
+                LOG.error(e.getMessage());
             } catch (RuntimeException e) {
                 metrics.error("engine");
                 lastError = e.toString();

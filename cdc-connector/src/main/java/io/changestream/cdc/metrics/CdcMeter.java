@@ -28,7 +28,8 @@ public enum CdcMeter {
     ERRORS("cdc.errors", null, "Failures by kind: engine (the engine stopped with an error), produce (no ack in time), "
             + "fenced (a batch refused because the lease was gone), lease (lease session failed, renewal refused or "
             + "expired), engine_close (the engine did not close cleanly), mapping (a row the transform could not map, "
-            + "dead-lettered), probe (the streaming MBean could not be read)"),
+            + "dead-lettered), probe (the streaming MBean could not be read), prerequisites (the database misses a "
+            + "setting or grant the capture needs; the engine was not started)"),
     /** {@code cdc_engine_restarts_total}. */
     RESTARTS("cdc.engine.restarts", null, "Engine restarts after a failure or a regained lease"),
     /** {@code cdc_thread_restarts_total{thread}}. */
