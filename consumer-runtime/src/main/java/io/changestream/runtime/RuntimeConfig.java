@@ -17,7 +17,16 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  * @param topics                  topics to subscribe to. Required.
  * @param kafka                   KafkaConsumer properties; {@code bootstrap.servers} and {@code group.id} are
  *                                required. The runtime sets {@code enable.auto.commit=false} and the
- *                                cooperative-sticky assignor itself and refuses other values for them.
+ *                                cooperative-sticky assignor itself and refuses other values for them. Failure
+ *                                detection (decision 2601): on the classic group protocol (the default) an absent
+ *                                {@code session.timeout.ms} is {@value #DEFAULT_SESSION_TIMEOUT_MS} (the lowest a stock
+ *                                broker's {@code group.min.session.timeout.ms} accepts, Kafka's own default is 45 s)
+ *                                and an absent {@code heartbeat.interval.ms} {@value #DEFAULT_HEARTBEAT_INTERVAL_MS};
+ *                                the heartbeat must stay below a third of the session. With
+ *                                {@code group.protocol=consumer} (KIP-848) the broker owns both and the assignor, so
+ *                                none of the three may be set. {@code group.instance.id} is refused: static
+ *                                membership is {@code groupInstanceId}, which keeps the ids of several consumer
+ *                                threads apart.
  * @param consumerThreads         consumer threads, each owning one KafkaConsumer of the group; useful up to the
  *                                partition count. Default 1.
  * @param lanes                   KeyBy lanes, each a FIFO with one processor thread. Default 16.
@@ -51,6 +60,12 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  *                                consecutive failure up to 32 times this. Default 1 s.
  * @param consumerMaxRestarts     consecutive restarts of one consumer thread (each within a minute of the last) before
  *                                the runtime gives up and reports itself not live. Default 5.
+ * @param groupInstanceId         static group membership: empty (the default) for none; otherwise consumer thread
+ *                                {@code i} joins with {@code group.instance.id = <groupInstanceId>-<i>}, and the value
+ *                                {@value #HOST_NAME} stands for this host's name. Each instance of a group needs its
+ *                                own (a second member with the same id fences the first). A static member does not
+ *                                leave the group when it stops: its partitions wait for it up to the session timeout
+ *                                (decision 2601).
  */
 public record RuntimeConfig(
         List<String> topics,
@@ -75,7 +90,8 @@ public record RuntimeConfig(
         int maxCalls,
         long maxBufferedBytes,
         Duration consumerRestartBackoff,
-        int consumerMaxRestarts) {
+        int consumerMaxRestarts,
+        String groupInstanceId) {
 
     public static final int DEFAULT_CONSUMER_THREADS = 1;
     public static final int DEFAULT_LANES = 16;
@@ -98,6 +114,14 @@ public record RuntimeConfig(
     public static final long DEFAULT_MAX_BUFFERED_BYTES = 256L * 1024 * 1024;
     public static final Duration DEFAULT_CONSUMER_RESTART_BACKOFF = Duration.ofSeconds(1);
     public static final int DEFAULT_CONSUMER_MAX_RESTARTS = 5;
+    /** {@code session.timeout.ms} on the classic protocol when the Kafka properties leave it out (decision 2601). */
+    public static final int DEFAULT_SESSION_TIMEOUT_MS = 6_000;
+    /** {@code heartbeat.interval.ms} on the classic protocol when the Kafka properties leave it out. */
+    public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
+    /** No static membership. */
+    public static final String DEFAULT_GROUP_INSTANCE_ID = "";
+    /** The {@code groupInstanceId} that stands for this host's name ({@code HOSTNAME}, else the resolver's). */
+    public static final String HOST_NAME = "${HOSTNAME}";
 
     /** Prefix of the keys {@link #from} reads; Kafka properties are read from {@code runtime.kafka.*}. */
     public static final String PREFIX = "runtime.";
@@ -111,7 +135,7 @@ public record RuntimeConfig(
             throw new IllegalArgumentException("topics must name at least one topic and no blank ones, was " + topics);
         }
         Objects.requireNonNull(kafka, "kafka");
-        kafka = Map.copyOf(kafka);
+        kafka = withFailureDetection(kafka);
         requireKafka(kafka, ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
         requireKafka(kafka, ConsumerConfig.GROUP_ID_CONFIG);
         Object autoCommit = kafka.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
@@ -159,6 +183,12 @@ public record RuntimeConfig(
             throw new IllegalArgumentException("consumerMaxRestarts must be between 0 and 1000, was "
                     + consumerMaxRestarts);
         }
+        Objects.requireNonNull(groupInstanceId, "groupInstanceId");
+        groupInstanceId = groupInstanceId.strip();
+        if (!groupInstanceId.isEmpty() && !groupInstanceId.matches("[A-Za-z0-9._${}-]{1,200}")) {
+            throw new IllegalArgumentException("groupInstanceId must be letters, digits, '.', '_' or '-' (at most 200), "
+                    + "or " + HOST_NAME + ", was '" + groupInstanceId + "'");
+        }
         long maxPollInterval = kafka.containsKey(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG)
                 ? Long.parseLong(kafka.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG).toString())
                 : KAFKA_DEFAULT_MAX_POLL_INTERVAL_MS;
@@ -166,6 +196,67 @@ public record RuntimeConfig(
             throw new IllegalArgumentException("revokeTimeout (" + revokeTimeout + ") plus pollTimeout ("
                     + pollTimeout + ") must stay below kafka max.poll.interval.ms (" + maxPollInterval + " ms)");
         }
+    }
+
+    /**
+     * The Kafka properties with the failure-detection defaults filled in (classic protocol), refusing what the chosen
+     * group protocol does not allow.
+     */
+    private static Map<String, Object> withFailureDetection(Map<String, Object> given) {
+        Map<String, Object> kafka = new HashMap<>(given);
+        if (kafka.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)) {
+            throw new IllegalArgumentException("kafka group.instance.id must be unset: set groupInstanceId (each "
+                    + "consumer thread gets its own id from it)");
+        }
+        Object protocol = kafka.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+        if (protocol != null && protocol.toString().strip().equalsIgnoreCase("consumer")) {
+            for (String key : List.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                    ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
+                if (kafka.containsKey(key)) {
+                    throw new IllegalArgumentException("kafka " + key + " must be unset with group.protocol=consumer: "
+                            + "the broker owns it (group.consumer.session.timeout.ms, "
+                            + "group.consumer.heartbeat.interval.ms, group.consumer.assignors)");
+                }
+            }
+            return Map.copyOf(kafka);
+        }
+        kafka.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, DEFAULT_SESSION_TIMEOUT_MS);
+        kafka.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, DEFAULT_HEARTBEAT_INTERVAL_MS);
+        long session = kafkaMillis(kafka, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG);
+        long heartbeat = kafkaMillis(kafka, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+        if (heartbeat < 1 || heartbeat * 3 > session) {
+            throw new IllegalArgumentException("kafka heartbeat.interval.ms (" + heartbeat + ") must be positive and at "
+                    + "most a third of session.timeout.ms (" + session + ")");
+        }
+        return Map.copyOf(kafka);
+    }
+
+    private static long kafkaMillis(Map<String, Object> kafka, String key) {
+        try {
+            return Long.parseLong(kafka.get(key).toString().strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("kafka " + key + " does not parse: '" + kafka.get(key) + "'", e);
+        }
+    }
+
+    /**
+     * Whether the group uses the classic protocol (the default; {@code group.protocol=consumer} is KIP-848's), so the
+     * runtime sets the cooperative-sticky assignor.
+     */
+    public boolean classicProtocol() {
+        Object protocol = kafka.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+        return protocol == null || !protocol.toString().strip().equalsIgnoreCase("consumer");
+    }
+
+    /**
+     * The {@code group.instance.id} of consumer thread {@code index}, empty without static membership: {@code
+     * <groupInstanceId>-<index>}, {@link #HOST_NAME} replaced by {@code hostName}.
+     */
+    public java.util.Optional<String> groupInstanceId(int index, java.util.function.Supplier<String> hostName) {
+        if (groupInstanceId.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(groupInstanceId.replace(HOST_NAME, hostName.get()) + "-" + index);
     }
 
     /** A builder with every default, for {@code topics} and the Kafka properties (bootstrap, group at least). */
@@ -211,6 +302,7 @@ public record RuntimeConfig(
                 .consumerRestartBackoff(r.get("consumerRestartBackoff", Reader::duration,
                         DEFAULT_CONSUMER_RESTART_BACKOFF))
                 .consumerMaxRestarts(r.get("consumerMaxRestarts", Integer::parseInt, DEFAULT_CONSUMER_MAX_RESTARTS))
+                .groupInstanceId(r.get("groupInstanceId", Function.identity(), DEFAULT_GROUP_INSTANCE_ID))
                 .build();
     }
 
@@ -218,7 +310,9 @@ public record RuntimeConfig(
     private static final java.util.Set<String> SHOWN_KAFKA_VALUES = java.util.Set.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.CLIENT_ID_CONFIG,
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
-            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "security.protocol", "sasl.mechanism");
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG, "security.protocol",
+            "sasl.mechanism");
 
     /**
      * The settings with every Kafka property value masked except a few that are never secret (bootstrap servers,
@@ -237,7 +331,7 @@ public record RuntimeConfig(
                 + ", revokeTimeout=" + revokeTimeout + ", closeTimeout=" + closeTimeout + ", maxCallsPerLane="
                 + maxCallsPerLane + ", maxCalls=" + maxCalls + ", maxBufferedBytes=" + maxBufferedBytes
                 + ", consumerRestartBackoff=" + consumerRestartBackoff + ", consumerMaxRestarts=" + consumerMaxRestarts
-                + "]";
+                + ", groupInstanceId=" + groupInstanceId + "]";
     }
 
     /** The group id, from {@link #kafka()}. */
@@ -309,6 +403,7 @@ public record RuntimeConfig(
         private long maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES;
         private Duration consumerRestartBackoff = DEFAULT_CONSUMER_RESTART_BACKOFF;
         private int consumerMaxRestarts = DEFAULT_CONSUMER_MAX_RESTARTS;
+        private String groupInstanceId = DEFAULT_GROUP_INSTANCE_ID;
 
         private Builder(List<String> topics, Map<String, ?> kafka) {
             this.topics = List.copyOf(topics);
@@ -420,6 +515,11 @@ public record RuntimeConfig(
             return this;
         }
 
+        public Builder groupInstanceId(String value) {
+            this.groupInstanceId = value;
+            return this;
+        }
+
         /** Sets one Kafka consumer property. */
         public Builder kafka(String key, Object value) {
             this.kafka.put(key, value);
@@ -431,7 +531,7 @@ public record RuntimeConfig(
                     delayQueueCapacity,
                     maxInFlightPerPartition, maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, jitter,
                     processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout, maxCallsPerLane,
-                    maxCalls, maxBufferedBytes, consumerRestartBackoff, consumerMaxRestarts);
+                    maxCalls, maxBufferedBytes, consumerRestartBackoff, consumerMaxRestarts, groupInstanceId);
         }
     }
 }

@@ -87,6 +87,51 @@ class RuntimeConfigTest {
                 "runtime.kafka.bootstrap.servers", "h:1", "runtime.kafka.group.id", "g", "runtime.lanes", "many")));
     }
 
+    @Test
+    void classicGroupsDetectAFailureWithinSixSecondsUnlessTheKafkaPropertiesSayOtherwise() {
+        RuntimeConfig c = RuntimeConfig.builder(List.of("t"), KAFKA).build();
+        assertTrue(c.classicProtocol());
+        assertEquals(RuntimeConfig.DEFAULT_SESSION_TIMEOUT_MS, c.kafka().get("session.timeout.ms"));
+        assertEquals(RuntimeConfig.DEFAULT_HEARTBEAT_INTERVAL_MS, c.kafka().get("heartbeat.interval.ms"));
+        assertTrue(c.toString().contains("session.timeout.ms=6000"), c.toString());
+        RuntimeConfig tuned = RuntimeConfig.from(Map.of("runtime.topics", "t", "runtime.kafka.bootstrap.servers", "h:1",
+                "runtime.kafka.group.id", "g", "runtime.kafka.session.timeout.ms", "45000"));
+        assertEquals("45000", tuned.kafka().get("session.timeout.ms"));
+        assertEquals(RuntimeConfig.DEFAULT_HEARTBEAT_INTERVAL_MS, tuned.kafka().get("heartbeat.interval.ms"));
+        assertMessage("heartbeat.interval.ms", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .kafka("session.timeout.ms", 2_000).build());
+        assertMessage("session.timeout.ms", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .kafka("session.timeout.ms", "soon").build());
+    }
+
+    @Test
+    void theConsumerProtocolLeavesSessionHeartbeatAndAssignorToTheBroker() {
+        RuntimeConfig c = RuntimeConfig.builder(List.of("t"), KAFKA).kafka("group.protocol", "consumer").build();
+        assertTrue(!c.classicProtocol());
+        assertTrue(!c.kafka().containsKey("session.timeout.ms") && !c.kafka().containsKey("heartbeat.interval.ms"),
+                c.kafka().toString());
+        for (String key : List.of("session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy")) {
+            assertMessage(key, () -> RuntimeConfig.builder(List.of("t"), KAFKA).kafka("group.protocol", "CONSUMER")
+                    .kafka(key, "org.apache.kafka.clients.consumer.CooperativeStickyAssignor").build());
+        }
+    }
+
+    @Test
+    void staticMembershipGivesEachConsumerThreadItsOwnInstanceId() {
+        RuntimeConfig none = RuntimeConfig.builder(List.of("t"), KAFKA).build();
+        assertTrue(none.groupInstanceId(0, () -> "h").isEmpty());
+        RuntimeConfig host = RuntimeConfig.from(Map.of("runtime.topics", "t", "runtime.kafka.bootstrap.servers", "h:1",
+                "runtime.kafka.group.id", "g", "runtime.groupInstanceId", "alerts-" + RuntimeConfig.HOST_NAME));
+        assertEquals("alerts-pod-7-0", host.groupInstanceId(0, () -> "pod-7").orElseThrow());
+        assertEquals("alerts-pod-7-3", host.groupInstanceId(3, () -> "pod-7").orElseThrow());
+        assertEquals("a1-0", RuntimeConfig.builder(List.of("t"), KAFKA).groupInstanceId(" a1 ").build()
+                .groupInstanceId(0, () -> "unused").orElseThrow());
+        assertMessage("groupInstanceId", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .kafka("group.instance.id", "same-for-every-thread").build());
+        assertMessage("groupInstanceId", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .groupInstanceId("has space").build());
+    }
+
     private static void assertMessage(String setting, Runnable build) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, build::run);
         assertTrue(e.getMessage().contains(setting), () -> "message names " + setting + ": " + e.getMessage());

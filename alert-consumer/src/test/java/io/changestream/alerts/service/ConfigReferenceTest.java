@@ -65,6 +65,11 @@ class ConfigReferenceTest {
         out.put(RuntimeConfig.PREFIX + "maxAttempts", Integer.toString(AlertServiceConfig.DEFAULT_MAX_ATTEMPTS));
         out.put(RuntimeConfig.PREFIX + "processingTimeout",
                 AlertServiceConfig.DEFAULT_PROCESSING_TIMEOUT.toString().toUpperCase(Locale.ROOT));
+        out.put(RuntimeConfig.PREFIX + "kafka.session.timeout.ms",
+                Integer.toString(RuntimeConfig.DEFAULT_SESSION_TIMEOUT_MS));
+        out.put(RuntimeConfig.PREFIX + "kafka.heartbeat.interval.ms",
+                Integer.toString(RuntimeConfig.DEFAULT_HEARTBEAT_INTERVAL_MS));
+        out.put(RuntimeConfig.PREFIX + "groupInstanceId", RuntimeConfig.DEFAULT_GROUP_INSTANCE_ID);
         return out;
     }
 }

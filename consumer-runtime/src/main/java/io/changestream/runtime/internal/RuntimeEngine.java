@@ -2,6 +2,7 @@ package io.changestream.runtime.internal;
 
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.CloseMode;
+import io.changestream.runtime.ConsumerRuntimeException;
 import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.KeyFunction;
 import io.changestream.runtime.PartitionListener;
@@ -231,12 +232,31 @@ public final class RuntimeEngine<K, V> {
     private Map<String, Object> consumerProperties(int index) {
         Map<String, Object> props = new HashMap<>(config.kafka());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        if (config.classicProtocol()) {
+            // the consumer protocol (KIP-848) assigns on the broker, and the client refuses an assignor there
+            props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        }
+        config.groupInstanceId(index, RuntimeEngine::hostName)
+                .ifPresent(id -> props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, id));
         Object clientId = props.get(ConsumerConfig.CLIENT_ID_CONFIG);
         if (clientId != null) {
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + index);
         }
         return props;
+    }
+
+    /** This host's name for a static member's id: {@code HOSTNAME} when set, else the resolver's name. */
+    private static String hostName() {
+        String env = System.getenv("HOSTNAME");
+        if (env != null && !env.isBlank()) {
+            return env.strip();
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            throw new ConsumerRuntimeException("groupInstanceId " + RuntimeConfig.HOST_NAME
+                    + ": this host has no name (set HOSTNAME or an explicit groupInstanceId)", e);
+        }
     }
 
     /**
