@@ -13,6 +13,8 @@ import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.alerts.retry.RetryRoutes;
 import io.changestream.alerts.retry.RetryService;
+import io.changestream.alerts.startpoint.StartingPointScope;
+import io.changestream.alerts.startpoint.StartingPoints;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
@@ -129,15 +131,21 @@ public final class AlertService implements AutoCloseable {
                 summary.forget(change.id());
             }
         });
+        // issue 26: a new subscription starts at the source topics' log end (or its startingOffset/startingTimestamp)
+        StartingPoints startingPoints = new StartingPoints(config.kafka(), config.runtime().topics(),
+                config.subscriptions().startupTimeout(), clock);
+        parts.push(startingPoints);
+        StartingPointScope startingPointScope = new StartingPointScope();
         SubscriptionService subscriptions = new SubscriptionService(new SubscriptionFactory(destinations,
-                filter, config.admin().quotas(), clock), store, config.admin().quotas());
+                filter, config.admin().quotas(), clock), store, config.admin().quotas(), startingPoints);
         // records a caller waits for (retry path, digest flushes) go out on the linger-0 producer at once
         ledger = new DeliveryLedger(config.ledger(), ledgerProducer, producer, config.kafka(), meters, clock);
         parts.push(ledger);
         DeadLetterWriter deadLetters = new DeadLetterWriter(catalog.alertDlq().name(), producer,
                 config.ledger().ackTimeout(), meters);
         DigestCollector digests = new DigestCollector(config.digest(), producer, meters, clock); // issue 13
-        processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger, deadLetters,
+        processor = new AlertProcessor(config.pipeline(), startingPointScope.subscriptions(store::list), destinations,
+                ledger, deadLetters,
                 DeliveryObserver.NONE, summary, meters, clock, digests);
         flusher = new DigestFlusher(config.digest(), config.kafka(), store::list, digests,
                 destinations.digests(), ledger, deadLetters, producer, meters, clock);
@@ -171,11 +179,14 @@ public final class AlertService implements AutoCloseable {
             Optional<SubscriptionViewGate.Hold> hold = gate.hold();
             return hold.isPresent()
                     ? CompletableFuture.completedFuture(Outcome.deferUntil(hold.get().until(), hold.get().reason()))
-                    : processor.process(event);
+                    : startingPointScope.during(event, () -> processor.process(event));
         };
         runtime = ConsumerRuntime.asyncBuilder(config.runtime(), StringDeserializer::new, StringDeserializer::new,
                         gated)
-                .failureHandler(processor)
+                .failureHandler((event, failure) -> startingPointScope.during(event, () -> {
+                    processor.onFailure(event, failure);
+                    return null;
+                }))
                 .partitionListener(both)
                 .meterRegistry(meters)
                 .clock(clock)
