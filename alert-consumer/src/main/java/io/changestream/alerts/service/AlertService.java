@@ -13,7 +13,11 @@ import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.alerts.retry.RetryRoutes;
 import io.changestream.alerts.retry.RetryService;
+import io.changestream.alerts.diagnostics.DestinationTester;
+import io.changestream.alerts.diagnostics.DiagnosticsRoutes;
+import io.changestream.alerts.diagnostics.SubscriptionDiagnostics;
 import io.changestream.alerts.startpoint.StartingPointScope;
+import io.changestream.alerts.subscription.DeliveryStatuses;
 import io.changestream.alerts.startpoint.StartingPoints;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
@@ -126,18 +130,20 @@ public final class AlertService implements AutoCloseable {
         status = DeliveryStatusView.start(config.status(), config.kafka());
         parts.push(status);
         summary = new DeliverySummary(clock);
+        StartingPointScope startingPointScope = new StartingPointScope(); // issue 26: events before a start
         store.addListener(change -> {
             if (change.current() == null) {
                 summary.forget(change.id());
+                startingPointScope.forget(change.id());
             }
         });
         // issue 26: a new subscription starts at the source topics' log end (or its startingOffset/startingTimestamp)
         StartingPoints startingPoints = new StartingPoints(config.kafka(), config.runtime().topics(),
                 config.subscriptions().startupTimeout(), clock);
         parts.push(startingPoints);
-        StartingPointScope startingPointScope = new StartingPointScope();
-        SubscriptionService subscriptions = new SubscriptionService(new SubscriptionFactory(destinations,
-                filter, config.admin().quotas(), clock), store, config.admin().quotas(), startingPoints);
+        SubscriptionFactory factory = new SubscriptionFactory(destinations, filter, config.admin().quotas(), clock);
+        SubscriptionService subscriptions = new SubscriptionService(factory, store, config.admin().quotas(),
+                startingPoints);
         // records a caller waits for (retry path, digest flushes) go out on the linger-0 producer at once
         ledger = new DeliveryLedger(config.ledger(), ledgerProducer, producer, config.kafka(), meters, clock);
         parts.push(ledger);
@@ -157,8 +163,15 @@ public final class AlertService implements AutoCloseable {
         parts.push(retry);
         processor.useLongRetries(retry.path());
         retryRoutes = new RetryRoutes(subscriptions, retry, config.admin().user());
-        http = new AlertHttpServer(config, meters, this,
-                new SubscriptionRoutes(subscriptions, config.admin(), retry.statuses(status)));
+        // issue 26: the platform's status endpoints (diagnostics from Kafka, events record, sent/failed lists, test)
+        SubscriptionDiagnostics diagnostics = new SubscriptionDiagnostics(config.diagnostics(), config.kafka(),
+                config.runtime().topics(), catalog.changes().name(), catalog.alertLedger().name(),
+                catalog.alertDlq().name(), config.groupId(), config.subscriptions().startupTimeout());
+        parts.push(diagnostics);
+        DeliveryStatuses statuses = retry.statuses(status);
+        http = new AlertHttpServer(config, meters, this, new SubscriptionRoutes(subscriptions, config.admin(), statuses),
+                new DiagnosticsRoutes(store, statuses, diagnostics, new DestinationTester(factory, destinations, clock),
+                        config.admin().user()));
         parts.push(http);
         http.start();
         PartitionListener both = new PartitionListener() {
