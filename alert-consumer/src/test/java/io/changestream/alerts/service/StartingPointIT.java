@@ -82,16 +82,21 @@ class StartingPointIT {
 
                 List<ChangeEvent> later = events(NEW);
                 AlertTestSupport.produce(broker, catalog.changes().name(), later);
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
-                        receiver.hits("/busy").size() >= OLD + NEW && receiver.hits("/earliest").size() >= OLD + NEW
+                Awaitility.await().atMost(Duration.ofSeconds(120)).until(() ->
+                        receiver.hits("/busy").size() >= OLD + NEW && receiver.hits("/fresh").size() >= NEW
+                                && receiver.hits("/by-time").size() >= NEW
                                 && committed(admin, group, catalog) == OLD + NEW);
                 assertEquals(keys(fresh, later), keys(receiver, "/fresh"), "fresh got exactly the events produced "
                         + "after it was created, although the group delivered " + (OLD - busyAtCreation)
                         + " older ones after that");
                 assertEquals(keys(byTime, later), keys(receiver, "/by-time"), "startingTimestamp: the events from "
                         + "that time on");
-                assertEquals(keys(earliest, concat(old, later)), keys(receiver, "/earliest"),
-                        "startingOffset earliest: everything on the topic");
+                // earliest: from the oldest record on, of what the group had not passed yet (a subscription's point
+                // never moves its group back: the events the group delivered before it existed need a replay group)
+                Set<String> early = keys(receiver, "/earliest");
+                assertTrue(keys(earliest, concat(old, later)).containsAll(early) && early.containsAll(
+                        keys(earliest, later)) && early.size() > NEW, "startingOffset earliest: older events "
+                        + "too (" + early.size() + ")");
                 assertEquals(keys(busy, concat(old, later)), keys(receiver, "/busy"), "the older subscription got "
                         + "every event once");
 
@@ -107,10 +112,11 @@ class StartingPointIT {
             receiver.slowEvery("/busy", Integer.MAX_VALUE, Duration.ZERO);
             Map<String, String> replaySettings = new HashMap<>(settings);
             replaySettings.put("group.id", ns + "group-2");
+            int earliestBefore = receiver.hits("/earliest").size();
             try (AlertService again = AlertService.start(AlertTestSupport.config(replaySettings))) {
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
+                Awaitility.await().atMost(Duration.ofSeconds(120)).until(() ->
                         committed(admin, ns + "group-2", catalog) == OLD + NEW
-                                && receiver.hits("/earliest").size() >= 2 * (OLD + NEW));
+                                && receiver.hits("/earliest").size() >= earliestBefore + OLD + NEW);
                 List<String> freshKeys = receiver.hits("/fresh").stream().map(Receiver.Hit::idempotencyKey).toList();
                 assertEquals(2 * NEW, freshKeys.size(), "each group delivered the later events to fresh once");
                 assertTrue(keys(fresh, old).stream().noneMatch(freshKeys::contains),
