@@ -18,7 +18,7 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  * @param kafka                   KafkaConsumer properties; {@code bootstrap.servers} and {@code group.id} are
  *                                required. The runtime sets {@code enable.auto.commit=false} and the
  *                                cooperative-sticky assignor itself and refuses other values for them. Failure
- *                                detection (decision 2601): on the classic group protocol (the default) an absent
+ *                                detection (decision 2602): on the classic group protocol (the default) an absent
  *                                {@code session.timeout.ms} is {@value #DEFAULT_SESSION_TIMEOUT_MS} (the lowest a stock
  *                                broker's {@code group.min.session.timeout.ms} accepts, Kafka's own default is 45 s)
  *                                and an absent {@code heartbeat.interval.ms} {@value #DEFAULT_HEARTBEAT_INTERVAL_MS};
@@ -65,7 +65,7 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  *                                {@value #HOST_NAME} stands for this host's name. Each instance of a group needs its
  *                                own (a second member with the same id fences the first). A static member does not
  *                                leave the group when it stops: its partitions wait for it up to the session timeout
- *                                (decision 2601).
+ *                                (decision 2602).
  */
 public record RuntimeConfig(
         List<String> topics,
@@ -114,7 +114,7 @@ public record RuntimeConfig(
     public static final long DEFAULT_MAX_BUFFERED_BYTES = 256L * 1024 * 1024;
     public static final Duration DEFAULT_CONSUMER_RESTART_BACKOFF = Duration.ofSeconds(1);
     public static final int DEFAULT_CONSUMER_MAX_RESTARTS = 5;
-    /** {@code session.timeout.ms} on the classic protocol when the Kafka properties leave it out (decision 2601). */
+    /** {@code session.timeout.ms} on the classic protocol when the Kafka properties leave it out (decision 2602). */
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 6_000;
     /** {@code heartbeat.interval.ms} on the classic protocol when the Kafka properties leave it out. */
     public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.Redaction;
+import io.changestream.alerts.diagnostics.DiagnosticsRoutes;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.RuntimeStatus;
@@ -35,7 +36,7 @@ final class AlertHttpServer implements AutoCloseable {
     private final byte[] expectedAuthorization;
 
     AlertHttpServer(AlertServiceConfig config, PrometheusMeterRegistry registry, AlertService service,
-                    SubscriptionRoutes subscriptionRoutes) {
+                    SubscriptionRoutes subscriptionRoutes, DiagnosticsRoutes diagnosticsRoutes) {
         this.service = service;
         this.expectedAuthorization = ("Bearer " + config.admin().bearerToken()).getBytes(StandardCharsets.UTF_8);
         this.app = Javalin.create(c -> {
@@ -56,6 +57,7 @@ final class AlertHttpServer implements AutoCloseable {
             c.routes.get(RUNTIME_STATUS, guarded(this::runtimeStatus));
             c.routes.get(SubscriptionRoutes.BASE + "/{id}/summary", guarded(this::summary));
             c.routes.post(io.changestream.alerts.retry.RetryRoutes.RESUME, guarded(service.retryRoutes().resume()));
+            diagnosticsRoutes.register(c.routes, subscriptionRoutes::guarded); // before /{id}: /listAllFailedEvents
             subscriptionRoutes.install(c); // the body limit and the one error mapper of every route
         });
     }

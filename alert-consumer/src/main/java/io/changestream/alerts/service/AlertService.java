@@ -13,6 +13,12 @@ import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.alerts.retry.RetryRoutes;
 import io.changestream.alerts.retry.RetryService;
+import io.changestream.alerts.diagnostics.DestinationTester;
+import io.changestream.alerts.diagnostics.DiagnosticsRoutes;
+import io.changestream.alerts.diagnostics.SubscriptionDiagnostics;
+import io.changestream.alerts.startpoint.StartingPointScope;
+import io.changestream.alerts.subscription.DeliveryStatuses;
+import io.changestream.alerts.startpoint.StartingPoints;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
@@ -125,13 +131,20 @@ public final class AlertService implements AutoCloseable {
         status = DeliveryStatusView.start(config.status(), config.kafka());
         parts.push(status);
         summary = new DeliverySummary(clock);
+        StartingPointScope startingPointScope = new StartingPointScope(); // issue 26: events before a start
         store.addListener(change -> {
             if (change.current() == null) {
                 summary.forget(change.id());
+                startingPointScope.forget(change.id());
             }
         });
-        SubscriptionService subscriptions = new SubscriptionService(new SubscriptionFactory(destinations,
-                filter, config.admin().quotas(), clock), store, config.admin().quotas());
+        // issue 26: a new subscription starts at the source topics' log end (or its startingOffset/startingTimestamp)
+        StartingPoints startingPoints = new StartingPoints(config.kafka(), config.runtime().topics(),
+                config.subscriptions().startupTimeout(), clock);
+        parts.push(startingPoints);
+        SubscriptionFactory factory = new SubscriptionFactory(destinations, filter, config.admin().quotas(), clock);
+        SubscriptionService subscriptions = new SubscriptionService(factory, store, config.admin().quotas(),
+                startingPoints);
         ledger = new DeliveryLedger(config.ledger(), ledgerProducer, config.kafka(), meters, clock);
         parts.push(ledger);
         status.countOwnWrites(ledger.writer()); // the view counts this instance's batches from their acks
@@ -139,7 +152,8 @@ public final class AlertService implements AutoCloseable {
         DeadLetterWriter deadLetters = new DeadLetterWriter(catalog.alertDlq().name(), producer,
                 config.ledger().ackTimeout(), meters);
         DigestCollector digests = new DigestCollector(config.digest(), producer, meters, clock); // issue 13
-        processor = new AlertProcessor(config.pipeline(), store::list, destinations, ledger, deadLetters,
+        processor = new AlertProcessor(config.pipeline(), startingPointScope.subscriptions(store::list), destinations,
+                ledger, deadLetters,
                 DeliveryObserver.NONE, summary, meters, clock, digests);
         flusher = new DigestFlusher(config.digest(), config.kafka(), store::list, digests,
                 destinations.digests(), ledger, deadLetters, producer, meters, clock);
@@ -151,8 +165,15 @@ public final class AlertService implements AutoCloseable {
         parts.push(retry);
         processor.useLongRetries(retry.path());
         retryRoutes = new RetryRoutes(subscriptions, retry, config.admin().user());
-        http = new AlertHttpServer(config, meters, this,
-                new SubscriptionRoutes(subscriptions, config.admin(), retry.statuses(status)));
+        // issue 26: the platform's status endpoints (diagnostics from Kafka, events record, sent/failed lists, test)
+        SubscriptionDiagnostics diagnostics = new SubscriptionDiagnostics(config.diagnostics(), config.kafka(),
+                config.runtime().topics(), catalog.changes().name(), catalog.alertLedger().name(),
+                catalog.alertDlq().name(), config.groupId(), config.subscriptions().startupTimeout());
+        parts.push(diagnostics);
+        DeliveryStatuses statuses = retry.statuses(status);
+        http = new AlertHttpServer(config, meters, this, new SubscriptionRoutes(subscriptions, config.admin(), statuses),
+                new DiagnosticsRoutes(store, statuses, diagnostics, new DestinationTester(factory, destinations, clock),
+                        config.admin().user()));
         parts.push(http);
         http.start();
         PartitionListener both = new PartitionListener() {
@@ -173,11 +194,14 @@ public final class AlertService implements AutoCloseable {
             Optional<SubscriptionViewGate.Hold> hold = gate.hold();
             return hold.isPresent()
                     ? CompletableFuture.completedFuture(Outcome.deferUntil(hold.get().until(), hold.get().reason()))
-                    : processor.process(event);
+                    : startingPointScope.during(event, () -> processor.process(event));
         };
         runtime = ConsumerRuntime.asyncBuilder(config.runtime(), StringDeserializer::new, StringDeserializer::new,
                         gated)
-                .failureHandler(processor)
+                .failureHandler((event, failure) -> startingPointScope.during(event, () -> {
+                    processor.onFailure(event, failure);
+                    return null;
+                }))
                 .partitionListener(both)
                 .meterRegistry(meters)
                 .clock(clock)

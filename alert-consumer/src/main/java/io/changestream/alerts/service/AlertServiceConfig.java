@@ -103,6 +103,8 @@ import java.util.function.Function;
  *       {@code digest.maxWindows} [10000], {@code digest.maxListedBytes} [64 MiB], {@code digest.zone} [UTC], {@code digest.tick} [1 s],
  *       {@code digest.retryBackoff} [10 s], {@code grouping.groupWait} [30 s], {@code grouping.groupInterval}
  *       [5 min], {@code grouping.repeatInterval} [4 h]</li>
+ *   <li>the platform's status endpoints (issue 26): {@code diagnostics.sampleRecords} [1000],
+ *       {@code diagnostics.scanTime} [150 ms], {@code diagnostics.listRecords} [20000]</li>
  * </ul>
  * Durations are ISO-8601 ({@code PT10S}) or milliseconds.
  *
@@ -124,13 +126,15 @@ import java.util.function.Function;
  *                         group-commits its batches itself, decision 2201, so a linger only adds latency)
  * @param digest           digests and grouping ({@code digest.*}, {@code grouping.*}; issue 13)
  * @param retry            the retry path ({@code retry.*}, decision 1120)
+ * @param diagnostics      bounds of the platform's status endpoints' reads ({@code diagnostics.*}, issue 26)
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
                                  PipelineSettings pipeline, DestinationSettings destinations,
                                  SubscriptionStoreSettings subscriptions, StatusSettings status,
                                  FilterSettings filter, DeliveryConcurrency delivery, Duration ledgerLinger,
-                                 DigestSettings digest, RetrySettings retry) {
+                                 DigestSettings digest, RetrySettings retry,
+                                 io.changestream.alerts.diagnostics.DiagnosticsSettings diagnostics) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -245,6 +249,11 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("status.restartMaxBackoff", "PT30S", "longest wait between /status view reader restarts"),
             new Setting("status.maxRestarts", "10", "consecutive failed /status reader restarts before /health/live "
                     + "fails"),
+            new Setting("diagnostics.sampleRecords", "1000", "unprocessed records diagnosticInfo reads to count a "
+                    + "subscription's relevant events; beyond them the count is estimated"),
+            new Setting("diagnostics.scanTime", "PT0.15S", "time budget of that read"),
+            new Setting("diagnostics.listRecords", "20000", "newest alert-ledger / alert-dlq records the sent and "
+                    + "failed event lists read"),
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
             new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
@@ -525,7 +534,12 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("retry.suspendAfterDuration", Values::duration),
                         v.get("retry.maxDestinations", Integer::parseInt),
                         v.get("retry.dedupeEntries", Integer::parseInt), v.get("retry.publishInterval", Values::duration),
-                        v.get("retry.stateCatchUp", Values::duration), v.get("ledger.ackTimeout", Values::duration)));
+                        v.get("retry.stateCatchUp", Values::duration), v.get("ledger.ackTimeout", Values::duration)),
+                new io.changestream.alerts.diagnostics.DiagnosticsSettings(
+                        v.get("diagnostics.sampleRecords", Integer::parseInt),
+                        v.get("diagnostics.scanTime", Values::duration),
+                        v.get("diagnostics.listRecords", Integer::parseInt),
+                        io.changestream.alerts.diagnostics.DiagnosticsSettings.DEFAULTS.maxLimit()));
     }
 
     /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */

@@ -98,7 +98,8 @@ public final class SubscriptionRoutes {
         return json;
     }
 
-    private Handler guarded(Handler handler) {
+    /** {@code handler} behind the admin API's bearer token (401 without it); other routes of the API use it too. */
+    public Handler guarded(Handler handler) {
         return ctx -> {
             String authorization = ctx.header("Authorization");
             if (authorization == null || !MessageDigest.isEqual(expectedAuthorization,

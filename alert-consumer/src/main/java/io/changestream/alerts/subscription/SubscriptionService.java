@@ -2,15 +2,22 @@ package io.changestream.alerts.subscription;
 
 import io.changestream.alerts.filter.ActiveSubscription;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.alerts.startpoint.StartingPoint;
+import io.changestream.alerts.startpoint.StartingPointException;
+import io.changestream.alerts.startpoint.StartingPoints;
 import io.changestream.topics.model.EventSubscription;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * The subscription operations of the admin API, with the platform's semantics: POST creates, PUT creates or
- * updates by name, GET/DELETE by id or by name. Any thread (the REST threads).
+ * updates by name, GET/DELETE by id or by name. A created subscription gets its {@link StartingPoint} (the source
+ * topics' log end, or the request's {@code startingOffset}/{@code startingTimestamp}) stored with it; an update keeps
+ * the stored one. Any thread (the REST threads).
  */
 public final class SubscriptionService {
 
@@ -31,11 +38,23 @@ public final class SubscriptionService {
     private final SubscriptionFactory factory;
     private final SubscriptionStore store;
     private final SubscriptionQuotas quotas;
+    private final StartingPoints startingPoints;
 
-    public SubscriptionService(SubscriptionFactory factory, SubscriptionStore store, SubscriptionQuotas quotas) {
+    /**
+     * @param startingPoints resolves a new subscription's starting point, or null to store none (it then receives
+     *                       every event it reads, as before starting points)
+     */
+    public SubscriptionService(SubscriptionFactory factory, SubscriptionStore store, SubscriptionQuotas quotas,
+                               StartingPoints startingPoints) {
         this.factory = Objects.requireNonNull(factory, "factory");
         this.store = Objects.requireNonNull(store, "store");
         this.quotas = Objects.requireNonNull(quotas, "quotas");
+        this.startingPoints = startingPoints;
+    }
+
+    /** Without starting points. */
+    public SubscriptionService(SubscriptionFactory factory, SubscriptionStore store, SubscriptionQuotas quotas) {
+        this(factory, store, quotas, null);
     }
 
     /** With the default quotas. */
@@ -52,7 +71,34 @@ public final class SubscriptionService {
             throw SubscriptionException.invalid("body", "the service holds " + store.size() + " subscriptions, "
                     + "the most quota.subscriptions allows (" + quotas.maxSubscriptions() + ")");
         }
-        return store.create(factory.fromRequest(request, null, user, store::destinationOwner));
+        EventSubscription built = factory.fromRequest(request, null, user, store::destinationOwner);
+        StartingPoint point;
+        try {
+            point = startingPoints == null ? null : startingPoints.resolve(request);
+        } catch (StartingPointException e) {
+            throw SubscriptionException.invalid(e.field(), e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new SubscriptionException(503, "the starting point could not be resolved: " + e.getMessage(), e);
+        }
+        return store.create(withStartingPoint(built, point));
+    }
+
+    /** The subscription with the request's starting fields replaced by {@code point} (none when null). */
+    private static EventSubscription withStartingPoint(EventSubscription s, StartingPoint point) {
+        Map<String, JsonNode> extra = new LinkedHashMap<>(s.additionalProperties());
+        StartingPoints.requestFields().forEach(extra::remove);
+        if (point != null) {
+            extra.put(StartingPoint.FIELD, point.toJson());
+        }
+        return new EventSubscription(s.id(), s.name(), s.fullyQualifiedName(), s.displayName(), s.description(),
+                s.alertType(), s.trigger(), s.enabled(), s.filteringRules(), s.input(), s.destinations(),
+                s.batchSize(), s.retries(), s.pollInterval(), s.provider(), s.owners(), s.domains(), s.version(),
+                s.updatedAt(), s.updatedBy(), extra);
+    }
+
+    /** An update keeps the stored starting point; the request's starting fields apply only at creation. */
+    private static EventSubscription keepingStartingPoint(EventSubscription updated, EventSubscription existing) {
+        return withStartingPoint(updated, StartingPoint.of(existing));
     }
 
     /** PUT: updates the subscription with the request's name, or creates it. */
@@ -62,13 +108,15 @@ public final class SubscriptionService {
         if (existing == null) {
             return new Saved(create(request, user), true);
         }
-        return new Saved(store.update(factory.fromRequest(request, existing, user, store::destinationOwner)), false);
+        return new Saved(store.update(keepingStartingPoint(factory.fromRequest(request, existing, user,
+                store::destinationOwner), existing)), false);
     }
 
     /** PUT by id: updates that subscription (its name may change); 404 when unknown. */
     public EventSubscription update(String id, JsonNode request, String user) {
         EventSubscription existing = get(id);
-        return store.update(factory.fromRequest(request, existing, user, store::destinationOwner));
+        return store.update(keepingStartingPoint(factory.fromRequest(request, existing, user,
+                store::destinationOwner), existing));
     }
 
     /** GET by id; 404 when unknown. */

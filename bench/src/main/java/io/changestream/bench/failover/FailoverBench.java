@@ -45,7 +45,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Failover of the alert service's consumer group (issue 26, decision 2601). Three alert-service instances, each a
+ * Failover of the alert service's consumer group (issue 26, decision 2602). Three alert-service instances, each a
  * child JVM running {@code AlertServiceMain} (the shipped jar's entry) with the service's own defaults, share one
  * group; events are produced to {@code changes} at a fixed rate (default 1,000/s over 1,000 entities) and one webhook
  * subscription delivers every event to a real HTTP receiver in this JVM. Phase 1: one instance is killed with
