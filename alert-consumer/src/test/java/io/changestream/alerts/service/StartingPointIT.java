@@ -56,7 +56,9 @@ class StartingPointIT {
             List<ChangeEvent> old = events(OLD);
             AlertTestSupport.produce(broker, catalog.changes().name(), old);
             long afterOld = System.currentTimeMillis();
-            Thread.sleep(5); // the record times of the backlog are before startingTimestamp
+            // the fresh events' record times come after startingTimestamp, the backlog's not
+            Awaitility.await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(1))
+                    .until(() -> System.currentTimeMillis() > afterOld + 5);
 
             String fresh;
             String earliest;
