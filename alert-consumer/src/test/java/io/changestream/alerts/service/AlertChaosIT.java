@@ -126,8 +126,7 @@ class AlertChaosIT {
                         workers.add(startWorker(setup, incarnation++));
                     }
                 }
-                Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
-                        .until(() -> distinctPairs(receiver) >= pairs);
+                awaitAllPairs(receiver, setup, events, Duration.ofSeconds(90));
             } finally {
                 stop(workers);
             }
@@ -198,6 +197,28 @@ class AlertChaosIT {
         receiver.all().forEach(h -> pairs.add(h.path() + " " + h.idempotencyKey()));
         unknownOutcomes(setup).forEach(k -> pairs.add("/everything " + k));
         return pairs.size();
+    }
+
+    /** Waits until every pair arrived; when it times out, the failure names the pairs that never did. */
+    private static void awaitAllPairs(Receiver receiver, Setup setup, int events, Duration bound) throws IOException {
+        try {
+            Awaitility.await().atMost(bound).pollInterval(Duration.ofMillis(500))
+                    .until(() -> distinctPairs(receiver) >= events * 2L);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            Set<String> received = new HashSet<>();
+            receiver.all().forEach(h -> received.add(h.path() + " " + h.idempotencyKey()));
+            List<String> missing = new ArrayList<>();
+            setup.pathOfSubscription().forEach((id, path) -> setup.indexOfEvent().forEach((event, index) -> {
+                boolean matches = path.equals("/everything") || (index % 2 == 0) == path.equals("/tables");
+                if (matches && !received.contains(path + " " + id + ":" + event)) {
+                    missing.add(path + " " + id + ":" + event + " (event " + index + ")");
+                }
+            }));
+            Files.write(setup.dir().resolve("missing-pairs.txt"), missing);
+            throw new AssertionError(missing.size() + " pairs never arrived within " + bound + ", e.g. "
+                    + missing.subList(0, Math.min(10, missing.size())) + "; all in "
+                    + setup.dir().resolve("missing-pairs.txt"), e);
+        }
     }
 
     private static long distinctPairs(Receiver receiver) {
