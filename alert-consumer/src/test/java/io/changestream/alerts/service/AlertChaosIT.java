@@ -126,7 +126,10 @@ class AlertChaosIT {
                         workers.add(startWorker(setup, incarnation++));
                     }
                 }
-                awaitAllPairs(receiver, setup, events, Duration.ofSeconds(90));
+                // the last /tables pairs met a 15 s call and were shed to the retry path (decision 2101): they
+                // arrive once their retry delay has passed, ~100 s after the last rebalance on an idle machine; the
+                // bound is on loss, not on that latency (issue 21 tracks it)
+                awaitAllPairs(receiver, setup, events, Duration.ofSeconds(240));
             } finally {
                 stop(workers);
             }
