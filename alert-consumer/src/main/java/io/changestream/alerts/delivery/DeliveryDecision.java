@@ -36,6 +36,9 @@ import java.util.Objects;
  */
 public record DeliveryDecision(Action action, Duration delay, String reason, boolean exhausted) {
 
+    /** The DLQ reason of an at-most-once pair attempted by a process that stopped before settling it. */
+    public static final String UNKNOWN_OUTCOME = "outcome unknown after crash: attempted before, never settled; "
+            + "not sent again (at-most-once destination)";
     /** The DLQ reason prefix of an at-most-once request that got no answer (it may have arrived). */
     public static final String UNANSWERED = "outcome unknown: sent, no answer; not sent again (at-most-once "
             + "destination): ";

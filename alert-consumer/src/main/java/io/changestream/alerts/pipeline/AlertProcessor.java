@@ -89,8 +89,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
      */
     public static final String REPLAY_SUBSCRIPTION_HEADER = "cs.replay.subscription";
     /** The DLQ reason of an at-most-once group attempted by a process that crashed before settling it. */
-    public static final String UNKNOWN_OUTCOME = "outcome unknown after crash: attempted before, never settled; "
-            + "not sent again (at-most-once destination)";
+    public static final String UNKNOWN_OUTCOME = DeliveryDecision.UNKNOWN_OUTCOME;
     /** The DLQ reason prefix of an at-most-once request that got no answer (it may have arrived). */
     public static final String UNANSWERED = DeliveryDecision.UNANSWERED;
     /** The destination config field choosing the guarantee: {@value #AT_MOST_ONCE} or {@code atLeastOnce}. */

@@ -19,7 +19,9 @@ import org.apache.kafka.common.TopicPartition;
  * try that does not settle pauses the whole queue until its due time (the destination's trouble — Retry-After,
  * suspension, an outage — holds its own records, as the head did when one record went at a time). Records may
  * settle out of order; {@link #finished} says how far they settled without a gap, the destination's drained
- * progress. The loop thread offers and refills, workers claim and finish. Synchronized (both threads).
+ * progress (the ones settled above it are published too, at most {@link DestinationStates#MAX_SETTLED_ABOVE}: past
+ * that only the first unsettled record starts). The loop thread offers and refills, workers claim and finish.
+ * Synchronized (both threads).
  */
 final class DestinationQueue {
 
@@ -140,6 +142,8 @@ final class DestinationQueue {
         }
         List<Held> out = new ArrayList<>(Math.min(4, max - running));
         Set<String> blocked = new HashSet<>();
+        // the offsets settled behind an unsettled one are published whole: past the bound only the first may go
+        boolean onlyFirst = held.size() - unsettled >= DestinationStates.MAX_SETTLED_ABOVE;
         boolean first = true;
         int seen = 0;
         for (Held h : held) {
@@ -155,6 +159,9 @@ final class DestinationQueue {
                     start(h, out);
                 }
                 break; // nothing after it starts before it settled
+            }
+            if (onlyFirst && !first) {
+                break;
             }
             first = false;
             if (!h.running && blocked.add(key)) {

@@ -45,18 +45,51 @@ final class DestinationStates implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DestinationStates.class);
     private static final String SUSPENSION = "suspension";
     private static final String PROGRESS = "progress";
+    private static final String ATTEMPT = "attempt";
+
+    /**
+     * Offsets settled above a destination's drained progress kept per partition: the retry path starts no record of
+     * the destination while this many settled ones wait behind an unsettled one ({@link DestinationQueue#claim}), so
+     * a progress record stays small; a new owner sends again only what fell out of a larger set (never loses it).
+     */
+    static final int MAX_SETTLED_ABOVE = 256;
 
     /**
      * How far the retry path got with a destination on one {@code alert-retry} partition; {@code -1}: none.
      *
-     * @param handedOff the highest offset handed off for it there
-     * @param drained   the highest offset settled for it there (per key order, every earlier one of it too)
+     * @param handedOff    the highest offset handed off for it there
+     * @param drained      the highest offset settled for it there (per key order, every earlier one of it too)
+     * @param settledAbove offsets above {@code drained} settled out of order (ascending, at most
+     *                     {@value #MAX_SETTLED_ABOVE}): a new owner skips them too, so records tried concurrently
+     *                     are not sent again after a rebalance (decision 2104)
      */
-    record Progress(long handedOff, long drained) {
-        static final Progress NONE = new Progress(-1, -1);
+    record Progress(long handedOff, long drained, List<Long> settledAbove) {
+        static final Progress NONE = new Progress(-1, -1, List.of());
 
-        Progress max(long in, long out) {
-            return new Progress(Math.max(handedOff, in), Math.max(drained, out));
+        Progress {
+            settledAbove = List.copyOf(settledAbove);
+        }
+
+        /** Every fact of both: the highest offsets, and the settled offsets above the new drained progress. */
+        Progress max(long in, long out, List<Long> above) {
+            long d = Math.max(drained, out);
+            java.util.TreeSet<Long> union = new java.util.TreeSet<>();
+            for (List<Long> l : List.of(settledAbove, above)) {
+                for (Long o : l) {
+                    if (o > d) {
+                        union.add(o);
+                    }
+                }
+            }
+            while (union.size() > MAX_SETTLED_ABOVE) {
+                union.pollLast(); // sent again by a new owner, with the same Idempotency-Key: never lost
+            }
+            return new Progress(Math.max(handedOff, in), d, List.copyOf(union));
+        }
+
+        /** Whether the record at {@code offset} is known settled. */
+        boolean settled(long offset) {
+            return offset <= drained || java.util.Collections.binarySearch(settledAbove, offset) >= 0;
         }
     }
 
@@ -88,13 +121,18 @@ final class DestinationStates implements AutoCloseable {
             return on(partition).drained();
         }
 
+        /** Whether its record at {@code offset} of {@code partition} is known settled (drained, or above it). */
+        boolean settled(int partition, long offset) {
+            return on(partition).settled(offset);
+        }
+
         State withSuspension(boolean suspended, String reason, long at, String by) {
             return new State(suspended, reason, at, by, suspended ? resumedAt : at, progress);
         }
 
-        State withProgress(int partition, long in, long out) {
+        State withProgress(int partition, long in, long out, List<Long> above) {
             Map<Integer, Progress> next = new HashMap<>(progress);
-            next.put(partition, on(partition).max(in, out));
+            next.put(partition, on(partition).max(in, out, above));
             return new State(suspended, reason, changedAt, by, resumedAt, next);
         }
     }
@@ -106,7 +144,7 @@ final class DestinationStates implements AutoCloseable {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @JsonIgnoreProperties(ignoreUnknown = true)
     record Change(String groupId, String destination, String kind, Boolean suspended, String reason, long at,
-                  String by, Integer partition, Long handedOff, Long drained) {
+                  String by, Integer partition, Long handedOff, Long drained, List<Long> settledAbove, Long offset) {
     }
 
     private final RetrySettings settings;
@@ -114,7 +152,14 @@ final class DestinationStates implements AutoCloseable {
     private final Clock clock;
     private final ToIntFunction<String> homePartition;
     private final Map<String, State> states = new ConcurrentHashMap<>();
-    /** Per destination and partition, {handedOff, drained} not published yet. */
+    /**
+     * At-most-once records a retry path is sending or sent without a settlement yet, per destination: "partition-offset"
+     * (decision 2104). A new owner that finds one dead-letters the record as outcome unknown instead of sending it.
+     */
+    private final Map<String, java.util.Set<String>> attempts = new ConcurrentHashMap<>();
+    /** Attempt marks of settled records, removed after the next progress publish (in order on the one partition). */
+    private final java.util.Queue<String> settledMarks = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Per destination and partition, {handedOff, drained, settledAbove changed} not published yet. */
     private final Map<String, Map<Integer, long[]>> unpublished = new ConcurrentHashMap<>();
     private final Map<String, Object> readerProps;
     /** The reader of this incarnation: a reader that dies is replaced by its supervisor, resuming at position. */
@@ -256,6 +301,7 @@ final class DestinationStates implements AutoCloseable {
 
     private void apply(ConsumerRecord<String, String> r) {
         if (r.value() == null) {
+            forgetAttempt(r.key());
             return;
         }
         Change c;
@@ -280,11 +326,78 @@ final class DestinationStates implements AutoCloseable {
             } else if (PROGRESS.equals(c.kind())) {
                 int partition = c.partition() != null ? c.partition() : homePartition.applyAsInt(c.destination());
                 s = s.withProgress(partition, c.handedOff() == null ? -1 : c.handedOff(),
-                        c.drained() == null ? -1 : c.drained());
+                        c.drained() == null ? -1 : c.drained(),
+                        c.settledAbove() == null ? List.of() : c.settledAbove());
             }
             return s;
         });
+        if (ATTEMPT.equals(c.kind()) && c.partition() != null && c.offset() != null) {
+            attempts.computeIfAbsent(c.destination(), k -> ConcurrentHashMap.newKeySet())
+                    .add(c.partition() + "-" + c.offset());
+        }
         trim();
+    }
+
+    /** A tombstone of an attempt mark: the record it named was settled (or known not received). */
+    private void forgetAttempt(String key) {
+        String prefix = settings.groupId() + "/";
+        int at = key == null ? -1 : key.lastIndexOf("/" + ATTEMPT + "-");
+        if (at <= prefix.length() || !key.startsWith(prefix)) {
+            return;
+        }
+        String destination = key.substring(prefix.length(), at);
+        java.util.Set<String> marks = attempts.get(destination);
+        if (marks != null) {
+            marks.remove(key.substring(at + ATTEMPT.length() + 2));
+            if (marks.isEmpty()) {
+                attempts.remove(destination, marks);
+            }
+        }
+    }
+
+    /**
+     * Whether an at-most-once send of the destination's record at {@code offset} of {@code partition} was started
+     * (by any instance) and neither settled nor known not received since.
+     */
+    boolean attempted(String destination, int partition, long offset) {
+        java.util.Set<String> marks = attempts.get(destination);
+        return marks != null && marks.contains(partition + "-" + offset) && !of(destination).settled(partition, offset);
+    }
+
+    /**
+     * Marks an at-most-once send of the record at {@code offset} of {@code partition} as started; returns when acked
+     * (before the send goes out), so a crash after the send leaves the mark for the next owner.
+     */
+    void attempting(String destination, int partition, long offset) {
+        write(new Change(settings.groupId(), destination, ATTEMPT, null, null, clock.millis(), null, partition, null,
+                null, null, offset));
+    }
+
+    /** The record's at-most-once send was not taken (answered so, or never sent): its mark goes now (not awaited). */
+    void attemptEnded(String destination, int partition, long offset) {
+        String key = key(destination, ATTEMPT + "-" + partition + "-" + offset);
+        forgetAttempt(key);
+        tombstone(key);
+    }
+
+    /**
+     * The record at {@code offset} of {@code partition} settled (its progress recorded): a mark it has goes with the
+     * next publish, after the progress that says it settled — never before, or a new owner could send it again.
+     */
+    void settledMark(String destination, int partition, long offset) {
+        java.util.Set<String> marks = attempts.get(destination);
+        if (marks != null && marks.contains(partition + "-" + offset)) {
+            settledMarks.add(key(destination, ATTEMPT + "-" + partition + "-" + offset));
+        }
+    }
+
+    private void tombstone(String key) {
+        producer.send(new ProducerRecord<>(settings.stateTopic(), 0, key, null), (meta, error) -> {
+            if (error != null) {
+                // left on the topic: harmless once the record is settled (a mark at or below progress means nothing)
+                LOG.warn("attempt mark {} not removed: {}", key, error.toString());
+            }
+        });
     }
 
     /** Keeps at most {@code retry.maxDestinations}: drops destinations neither suspended nor backlogged first. */
@@ -321,18 +434,18 @@ final class DestinationStates implements AutoCloseable {
     /** Suspends a destination group-wide; returns when acked (then this instance sees it at once). */
     void suspend(String destination, String reason, String by) {
         write(new Change(settings.groupId(), destination, SUSPENSION, true, reason, clock.millis(), by, null, null,
-                null));
+                null, null, null));
     }
 
     /** Resumes a destination group-wide (also: its waiting pairs are tried now); returns when acked. */
     void resume(String destination, String by) {
         write(new Change(settings.groupId(), destination, SUSPENSION, false, "resumed", clock.millis(), by, null,
-                null, null));
+                null, null, null, null));
     }
 
     /** This instance handed off a pair of the destination at {@code offset} of {@code alert-retry}'s partition. */
     void handedOff(String destination, int partition, long offset) {
-        progress(destination, partition, offset, -1);
+        progress(destination, partition, offset, -1, List.of());
     }
 
     /**
@@ -340,19 +453,27 @@ final class DestinationStates implements AutoCloseable {
      * every earlier one of it there).
      */
     void drained(String destination, int partition, long offset) {
-        progress(destination, partition, -1, offset);
+        progress(destination, partition, -1, offset, List.of());
     }
 
-    private void progress(String destination, int partition, long handedOff, long drained) {
+    /**
+     * The retry path settled the destination's record at {@code offset} of {@code partition} while an earlier one
+     * there is not settled yet (records tried concurrently settle out of order).
+     */
+    void settledAbove(String destination, int partition, long offset) {
+        progress(destination, partition, -1, -1, List.of(offset));
+    }
+
+    private void progress(String destination, int partition, long handedOff, long drained, List<Long> above) {
         Change c = new Change(settings.groupId(), destination, PROGRESS, null, null, clock.millis(), null,
-                partition, handedOff, drained);
+                partition, handedOff, drained, above, null);
         merge(c); // at once here; the others see it after the next publish
         unpublished.computeIfAbsent(destination, k -> new ConcurrentHashMap<>()).merge(partition,
-                new long[] {handedOff, drained}, DestinationStates::newest);
+                new long[] {handedOff, drained, above.isEmpty() ? 0 : 1}, DestinationStates::newest);
     }
 
     private static long[] newest(long[] a, long[] b) {
-        return new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1])};
+        return new long[] {Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.max(a[2], b[2])};
     }
 
     /** Sends the newest progress of each destination and waits for the acks (bounded by the ack timeout). */
@@ -384,17 +505,34 @@ final class DestinationStates implements AutoCloseable {
         }
     }
 
-    /** Sends the newest progress of each destination (not waiting for acks); the publisher thread. */
+    /** Sends the newest progress of each destination (not waiting for acks), then the marks it settled go. */
     void publish() {
+        List<String> marks = new java.util.ArrayList<>();
+        for (String m; (m = settledMarks.poll()) != null; ) {
+            marks.add(m); // taken before the progress is read: each one's settlement is in what goes out now
+        }
+        publishProgress();
+        for (String key : marks) {
+            forgetAttempt(key);
+            tombstone(key);
+        }
+    }
+
+    private void publishProgress() {
         for (String destination : List.copyOf(unpublished.keySet())) {
             Map<Integer, long[]> byPartition = unpublished.remove(destination);
             if (byPartition == null) {
                 continue;
             }
             byPartition.forEach((partition, p) -> {
+                // what is settled goes out whole (drained and every offset settled above it, as known here now):
+                // the topic is compacted, so the newest record of a key is all a new owner reads of it
+                boolean out = p[1] >= 0 || p[2] > 0;
+                Progress known = of(destination).on(partition);
                 Change c = new Change(settings.groupId(), destination, PROGRESS, null, null, clock.millis(), null,
-                        partition, p[0] < 0 ? null : p[0], p[1] < 0 ? null : p[1]);
-                String kind = PROGRESS + "-" + partition + (p[0] >= 0 ? "-in" : "") + (p[1] >= 0 ? "-out" : "");
+                        partition, p[0] < 0 ? null : p[0], out && known.drained() >= 0 ? known.drained() : null,
+                        out && !known.settledAbove().isEmpty() ? known.settledAbove() : null, null);
+                String kind = PROGRESS + "-" + partition + (p[0] >= 0 ? "-in" : "") + (out ? "-out" : "");
                 producer.send(record(c, key(destination, kind)), (meta, error) -> {
                     if (error != null) {
                         LOG.warn("retry progress of {} not published (sent again with the next): {}", destination,
@@ -409,7 +547,8 @@ final class DestinationStates implements AutoCloseable {
 
     private void write(Change c) {
         try {
-            producer.send(record(c, key(c.destination(), c.kind()))).get(settings.ackTimeout().toMillis(),
+            String kind = ATTEMPT.equals(c.kind()) ? ATTEMPT + "-" + c.partition() + "-" + c.offset() : c.kind();
+            producer.send(record(c, key(c.destination(), kind))).get(settings.ackTimeout().toMillis(),
                     TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

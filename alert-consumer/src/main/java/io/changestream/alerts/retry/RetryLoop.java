@@ -48,8 +48,7 @@ import org.slf4j.LoggerFactory;
  * its due time (a try that does not settle pauses its destination's queue); the commit of a partition is its lowest
  * offset not settled (a held head or the first record left on the topic), and a new owner skips what was settled
  * above it by the destinations' progress on that partition ({@link DestinationStates}: how far a destination settled
- * without a gap; a record settled out of order above that, at a crash or rebalance, may be sent once more, with the
- * same Idempotency-Key). A revoke waits (bounded by
+ * without a gap, and the offsets settled out of order above that; decision 2104). A revoke waits (bounded by
  * {@code retry.stateCatchUp}) for the running tries, publishes progress and commits.
  *
  * <p>Meters: {@code changestream_alert_retry_held}, {@code changestream_alert_retry_oldest_age_seconds},
@@ -323,6 +322,12 @@ final class RetryLoop implements AutoCloseable {
             if (drained >= 0) {
                 // every record of the destination up to here is settled: the main path may send again past them
                 states.drained(q.destination(), q.partition().partition(), drained);
+            } else if (next.settled()) {
+                // settled before an earlier record: published too, so a new owner does not send it again
+                states.settledAbove(q.destination(), q.partition().partition(), h.offset());
+            }
+            if (next.settled()) {
+                states.settledMark(q.destination(), q.partition().partition(), h.offset());
             }
             startTries(q, clock.millis());
         });

@@ -81,6 +81,8 @@ final class RetryProcessor {
         /** When the current wait was set: a resume after it cuts the wait short. */
         volatile long waitSetAt;
         volatile boolean delivered;
+        /** An at-most-once send of it was marked started by this instance (decision 2104). */
+        volatile boolean attemptedHere;
 
         Progress(RetryRecord r) {
             this.handedOffAt = r.handedOffAt();
@@ -127,7 +129,7 @@ final class RetryProcessor {
      * owner of its partition (at or below the destination's published progress there).
      */
     boolean alreadySettled(TopicPartition tp, long offset, RetryRecord r) {
-        return settled.contains(r.settlementKey()) || offset <= states.of(r.destination()).drained(tp.partition());
+        return settled.contains(r.settlementKey()) || states.of(r.destination()).settled(tp.partition(), offset);
     }
 
     /** Counts a record the loop settled without a try (duplicate, unreadable). */
@@ -177,13 +179,37 @@ final class RetryProcessor {
             destinations.resume(request); // a receiver's Retry-After pause ends with the resume
         }
         Target t = target.get();
+        boolean atMostOnce = t.group().atMostOnce(atMostOnceTypes);
+        if (atMostOnce) {
+            if (!p.attemptedHere && states.attempted(r.destination(), tp.partition(), offset)) {
+                // a previous owner started this send and stopped before settling it: it may have arrived
+                return CompletableFuture.completedFuture(unknownOutcome(tp, offset, r, p, t));
+            }
+            states.attempting(r.destination(), tp.partition(), offset); // acked before the send (throws if not)
+            p.attemptedHere = true;
+        }
         return destinations.deliverAsync(request, Patience.WAIT).handleAsync((result, error) -> {
             if (error != null) {
+                if (atMostOnce) {
+                    return unknownOutcome(tp, offset, r, p, t); // it may have gone out: never sent again
+                }
                 throw new RetriableException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
                         error);
             }
-            return outcome(tp, offset, r, p, t, attempt, result);
+            Step step = outcome(tp, offset, r, p, t, attempt, result);
+            if (atMostOnce && !step.settled()) {
+                // answered without being taken, or never sent: a try again may go (a settled one's mark goes after
+                // the progress that says so is published: RetryLoop)
+                states.attemptEnded(r.destination(), tp.partition(), offset);
+            }
+            return step;
         }, after);
+    }
+
+    /** An at-most-once record whose send may have arrived and was never settled: dead-lettered, not sent again. */
+    private Step unknownOutcome(TopicPartition tp, long offset, RetryRecord r, Progress p, Target t) {
+        deadLetter(r, t, DeliveryDecision.UNKNOWN_OUTCOME, p.attempts, 0);
+        return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "unknownOutcome");
     }
 
     /**

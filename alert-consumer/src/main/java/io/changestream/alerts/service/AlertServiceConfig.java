@@ -291,9 +291,9 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                     + "holds its head, the rest is read again from alert-retry)"),
             new Setting("retry.maxHeldPerDestination", "1000", "retry records of one destination on one partition "
                     + "held in memory (the rest is read again from alert-retry; nobody else waits)"),
-            new Setting("retry.maxConcurrentPerDestination", "1", "retry records of one destination on one "
-                    + "partition tried at once, in order per entity; above 1 a rebalance may send records settled out "
-                    + "of order again"),
+            new Setting("retry.maxConcurrentPerDestination", "8", "retry records of one destination on one "
+                    + "partition tried at once, in order per entity (those settled out of order are published with "
+                    + "the progress, so a new owner skips them)"),
             new Setting("retry.recheckInterval", "PT1S", "how often a waiting or parked retry record looks again"),
             new Setting("retry.initialBackoff", "PT1M", "first retry-path wait without a Retry-After"),
             new Setting("retry.maxBackoff", "PT1H", "longest retry-path wait without a Retry-After"),

@@ -80,6 +80,25 @@ class DestinationQueueTest {
     }
 
     @Test
+    void pastTheBoundOfOffsetsSettledAboveAnUnsettledOneOnlyTheFirstStarts() {
+        DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 0), "d");
+        int bound = DestinationStates.MAX_SETTLED_ABOVE;
+        for (long o = 0; o <= bound + 2; o++) {
+            q.offer(o, record(o), 1_000, true);
+        }
+        DestinationQueue.Held head = q.claim(0, 1).get(0);
+        assertEquals(0, head.offset());
+        for (int i = 0; i < bound; i++) {
+            List<DestinationQueue.Held> next = q.claim(0, 2);
+            assertEquals(1, next.size(), "one slot beside the hanging head");
+            assertEquals(-1, q.finished(next.get(0), true, 0, null), "settled above the head");
+        }
+        q.finished(head, false, 0, "timeout"); // the head did not settle: it may start again at once
+        assertEquals(List.of(0L), offsets(q.claim(0, 8)),
+                bound + " settled above the first unsettled one: nothing else starts before it settles");
+    }
+
+    @Test
     void aTryThatDoesNotSettlePausesTheWholeQueueUntilItsDueTime() {
         DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 0), "d");
         q.offer(1, record(1, "a"), 100, true);

@@ -34,6 +34,60 @@ class DestinationStatesRestartIT {
     }
 
     @Test
+    void aNewOwnerReadsTheOffsetsSettledOutOfOrderAndSkipsThem() throws Exception {
+        KafkaBroker broker = Brokers.shared();
+        String topic = "progress-destinations-" + UUID.randomUUID();
+        broker.createTopic(topic, 1);
+        Map<String, Object> kafka = Map.of("bootstrap.servers", broker.bootstrapServers());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"),
+                new StringSerializer(), new StringSerializer())) {
+            try (DestinationStates owner = new DestinationStates(settings(topic, Duration.ofMillis(200)), producer,
+                    kafka, key -> 0, Clock.systemUTC())) {
+                owner.start();
+                owner.handedOff("s/d", 2, 40);
+                owner.drained("s/d", 2, 30);
+                owner.settledAbove("s/d", 2, 33);
+                owner.settledAbove("s/d", 2, 36);
+                owner.publishNow(); // what a revoke does before it commits
+            }
+            try (DestinationStates next = new DestinationStates(settings(topic, Duration.ofMillis(200)), producer,
+                    kafka, key -> 0, Clock.systemUTC())) {
+                next.start();
+                DestinationStates.State s = next.of("s/d");
+                assertTrue(s.settled(2, 30));
+                assertFalse(s.settled(2, 31), "never settled: the new owner sends it");
+                assertTrue(s.settled(2, 33), "settled out of order by the previous owner: skipped");
+                assertTrue(s.settled(2, 36));
+                assertFalse(s.settled(1, 33), "an offset means nothing on another partition");
+                assertTrue(s.backlogged(), "40 handed off, not drained");
+                next.drained("s/d", 2, 34);
+                next.publishNow();
+            }
+            try (DestinationStates third = new DestinationStates(settings(topic, Duration.ofMillis(200)), producer,
+                    kafka, key -> 0, Clock.systemUTC())) {
+                third.start();
+                DestinationStates.Progress p = third.of("s/d").on(2);
+                assertEquals(34, p.drained());
+                assertEquals(List.of(36L), p.settledAbove(), "the newest record carries what is settled whole");
+                third.attempting("s/d", 2, 38);
+                third.attempting("s/d", 2, 39);
+                third.attempting("s/d", 2, 33); // settled already: a mark means nothing there
+                third.attemptEnded("s/d", 2, 39);
+                producer.flush();
+            }
+            try (DestinationStates fourth = new DestinationStates(settings(topic, Duration.ofMillis(200)), producer,
+                    kafka, key -> 0, Clock.systemUTC())) {
+                fourth.start();
+                assertTrue(fourth.attempted("s/d", 2, 38), "an at-most-once send started and never settled");
+                assertFalse(fourth.attempted("s/d", 2, 39), "its outcome was known: the mark went");
+                assertFalse(fourth.attempted("s/d", 2, 33), "settled");
+                assertFalse(fourth.attempted("s/d", 1, 38), "another partition");
+            }
+        }
+    }
+
+    @Test
     void aKafkaTimeoutRestartsTheStateReaderAndOneThatCannotRestartIsNotLive() throws Exception {
         try (KafkaBroker broker = Brokers.start(Map.of("auto.create.topics.enable", "false"));
              KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(

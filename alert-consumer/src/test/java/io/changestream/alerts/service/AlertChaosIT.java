@@ -134,7 +134,8 @@ class AlertChaosIT {
                 stop(workers);
             }
             Report report = check(receiver, setup, events, Set.of());
-            assertEquals(0, report.duplicates, "graceful rebalances deliver nothing twice");
+            assertEquals(0, report.duplicates, () -> "graceful rebalances deliver nothing twice; received again: "
+                    + report.duplicated);
             System.out.printf("AlertChaosIT graceful: %d events, %d pairs, %d deliveries, 0 duplicates%n", events,
                     pairs, report.deliveries);
         }
@@ -228,7 +229,8 @@ class AlertChaosIT {
         return receiver.all().stream().map(h -> h.path() + " " + h.idempotencyKey()).distinct().count();
     }
 
-    private record Report(int deliveries, int duplicates) {
+    /** What the receivers got: requests in all, and those of a pair received before (each {@code path key}). */
+    private record Report(int deliveries, int duplicates, List<String> duplicated) {
     }
 
     /** The Idempotency-Keys ({@code subscription:event}) of pairs dead-lettered as "outcome unknown after crash". */
@@ -257,6 +259,7 @@ class AlertChaosIT {
         Set<String> seen = new HashSet<>();
         Map<String, Integer> lastOfEntity = new HashMap<>();
         int duplicates = 0;
+        List<String> duplicated = new ArrayList<>();
         for (Receiver.Hit h : hits) {
             String prefix = subscriptionOfPath.get(h.path()) + ":";
             int index = setup.indexOfEvent().get(h.idempotencyKey().substring(prefix.length()));
@@ -269,6 +272,7 @@ class AlertChaosIT {
                 assertTrue(!h.path().equals("/everything"), "the at-most-once destination got "
                         + h.idempotencyKey() + " twice");
                 duplicates++;
+                duplicated.add(h.path() + " " + h.idempotencyKey());
                 continue;
             }
             Integer previous = lastOfEntity.put(h.path() + " " + index % 500, index);
@@ -282,7 +286,7 @@ class AlertChaosIT {
         seen.stream().filter(p -> p.startsWith("/everything ")).forEach(p -> slack.add(p.substring(12)));
         slack.addAll(unknown);
         assertEquals(events, slack.size(), "every Slack pair received or reported unknown");
-        return new Report(hits.size(), duplicates);
+        return new Report(hits.size(), duplicates, duplicated);
     }
 
     private static void stop(List<Process> workers) throws InterruptedException {

@@ -174,6 +174,54 @@ class RetryPathIT {
     }
 
     @Test
+    void anAtMostOnceSendOfTheRetryPathCutByAKillIsDeadLetteredByTheNextOwnerNotSentAgain() throws Exception {
+        Setup setup = setup("amokill");
+        Path dir = Files.createDirectories(Path.of("target", "retry-kill", setup.catalog().namespace()));
+        Process victim = null;
+        try (Receiver receiver = new Receiver()) {
+            receiver.always("/amo", 410);
+            victim = ChildInstances.start(dir, setup.settings(), 1);
+            int port = ChildInstances.ready(dir, 1);
+            String amo = create(port, request("amokill", "[\"all\"]", "[]", "[" + webhook("Webhook",
+                    receiver.url("/amo"), null).replace("\"readTimeout\": 3", "\"readTimeout\": 25")
+                    .replace("\"config\": {", "\"config\": {\"delivery\": \"atMostOnce\", ") + "]", 5));
+            List<ChangeEvent> events = events(4);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> lag(setup) == 0
+                    && retryRecords(setup) >= events.size() && "disabled".equals(status(port, amo)));
+
+            // resumed while the receiver takes requests and never answers; killed while they are on the wire
+            int before = receiver.hits("/amo").size();
+            receiver.hold("/amo");
+            assertEquals(200, call(port, "POST", "/api/v1/events/subscriptions/" + amo + "/resume", null).status());
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receiver.hits("/amo").size() - before
+                    >= events.size());
+            victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            receiver.release("/amo").always("/amo", 200);
+
+            try (AlertService b = AlertService.start(AlertTestSupport.config(setup.settings()))) {
+                Awaitility.await("the next owner settles what was attempted").atMost(Duration.ofSeconds(60))
+                        .until(() -> io.changestream.testkit.KafkaTestClients.readAll(broker,
+                                setup.catalog().alertDlq().name(), Duration.ofSeconds(2)).size() >= events.size());
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> b.retry().depth() == 0);
+                Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> true);
+                List<Receiver.Hit> sent = since(receiver.hits("/amo"), before);
+                assertEquals(events.size(), sent.size(), "each attempted pair went out once, never again: "
+                        + sent.size());
+                var dlq = io.changestream.testkit.KafkaTestClients.readAll(broker,
+                        setup.catalog().alertDlq().name(), Duration.ofSeconds(5));
+                assertEquals(events.size(), dlq.size());
+                dlq.forEach(r -> assertEquals(io.changestream.alerts.pipeline.AlertProcessor.UNKNOWN_OUTCOME,
+                        io.changestream.topics.serde.Serdes.failedEvent().fromJson(r.value()).reason(), r.value()));
+            }
+        } finally {
+            if (victim != null) {
+                victim.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
     void aBackoffPastTheBudgetHandsOffAndAFailureStreakSuspends() throws Exception {
         Setup setup = setup("streak");
         setup.settings().put("retry.initialBackoff", "PT0.2S");
@@ -519,12 +567,20 @@ class RetryPathIT {
     }
 
     private static JsonNode statusJson(AlertService s, String subscription) {
-        return call(s.httpPort(), "GET", "/api/v1/events/subscriptions/" + subscription + "/status", null).json()
+        return statusJson(s.httpPort(), subscription);
+    }
+
+    private static JsonNode statusJson(int port, String subscription) {
+        return call(port, "GET", "/api/v1/events/subscriptions/" + subscription + "/status", null).json()
                 .get("destinations").get(0);
     }
 
     private static String status(AlertService s, String subscription) {
-        return statusJson(s, subscription).get("status").asText();
+        return status(s.httpPort(), subscription);
+    }
+
+    private static String status(int port, String subscription) {
+        return statusJson(port, subscription).get("status").asText();
     }
 
     /** Records on changes the main group has not committed past. */

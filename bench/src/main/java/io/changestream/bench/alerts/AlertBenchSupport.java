@@ -51,7 +51,26 @@ public final class AlertBenchSupport {
         s.put("http.port", "0");
         s.put("admin.bearerToken", TOKEN);
         s.put("destinations.allowPrivateAddresses", "true");
+        s.putAll(overrides(System.getProperty(OVERRIDES, "")));
         return s;
+    }
+
+    /** System property with service settings a run overrides ({@code key=value;key=value}: a bench's {@code --set}). */
+    public static final String OVERRIDES = "bench.alerts.settings";
+
+    static Map<String, String> overrides(String spec) {
+        Map<String, String> out = new HashMap<>();
+        for (String kv : spec.split(";")) {
+            if (kv.isBlank()) {
+                continue;
+            }
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(OVERRIDES + ": '" + kv + "' is not key=value");
+            }
+            out.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        }
+        return out;
     }
 
     /**
