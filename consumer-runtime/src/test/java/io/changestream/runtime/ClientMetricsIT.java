@@ -97,7 +97,13 @@ class ClientMetricsIT {
             return CompletableFuture.completedFuture(Outcome.success());
         };
         RuntimeConfig config = RuntimeTestSupport.config(broker, topic, group).lanes(4).laneCapacity(100)
-                .maxBufferedBytes(1L << 20).build();
+                .maxBufferedBytes(1L << 20).statsLogInterval(Duration.ofSeconds(1)).build();
+        ch.qos.logback.classic.Logger statsLogger = (ch.qos.logback.classic.Logger)
+                org.slf4j.LoggerFactory.getLogger("io.changestream.runtime.internal.StatsLog");
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+                new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        statsLogger.addAppender(lines);
         try (ConsumerRuntime<String, String> r = ConsumerRuntime.asyncBuilder(config, StringDeserializer::new,
                 StringDeserializer::new, processor).seed(42).meterRegistry(registry).build().start()) {
             String deepest = "changestream_runtime_lane_queue_deepest{group=\"" + group + "\"}";
@@ -113,10 +119,20 @@ class ClientMetricsIT {
             assertTrue(scrape.contains("changestream_runtime_buffer_usage_ratio{buffer=\"delay_queue\",group=\""
                     + group + "\"} 0.0"), scrape);
             assertTrue(!scrape.contains("hot-entity"), "no meter carries the key");
+            // the key is named by the periodic INFO line instead, once per interval in which its events piled up
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> List.copyOf(lines.list).stream()
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .anyMatch(l -> l.startsWith("runtime stats of group " + group)
+                            && l.contains("hot key 'hot-entity' (39 waiting behind it, lane")));
+            String line = List.copyOf(lines.list).get(lines.list.size() - 1).getFormattedMessage();
+            assertTrue(line.contains(" holds 39 of 100;"), line);
+            assertEquals(ch.qos.logback.classic.Level.INFO, lines.list.get(0).getLevel());
             release.set(true);
             held.values().forEach(f -> f.complete(Outcome.success()));
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> done.get() == 50
                     && value(registry.scrape(), deepest) == 0.0 && value(registry.scrape(), laneUsage) == 0.0);
+        } finally {
+            statsLogger.detachAppender(lines);
         }
     }
 
