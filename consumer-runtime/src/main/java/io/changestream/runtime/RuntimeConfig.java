@@ -66,6 +66,9 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  *                                own (a second member with the same id fences the first). A static member does not
  *                                leave the group when it stops: its partitions wait for it up to the session timeout
  *                                (decision 2602).
+ * @param statsLogInterval        how often the runtime logs one INFO line of throughput and memory (records polled and
+ *                                done per second, the deepest lane and the key with the most events waiting, the delay
+ *                                queue, buffered bytes, heap); zero for none. Default 1 min.
  */
 public record RuntimeConfig(
         List<String> topics,
@@ -91,7 +94,8 @@ public record RuntimeConfig(
         long maxBufferedBytes,
         Duration consumerRestartBackoff,
         int consumerMaxRestarts,
-        String groupInstanceId) {
+        String groupInstanceId,
+        Duration statsLogInterval) {
 
     public static final int DEFAULT_CONSUMER_THREADS = 1;
     public static final int DEFAULT_LANES = 16;
@@ -120,6 +124,7 @@ public record RuntimeConfig(
     public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
     /** No static membership. */
     public static final String DEFAULT_GROUP_INSTANCE_ID = "";
+    public static final Duration DEFAULT_STATS_LOG_INTERVAL = Duration.ofMinutes(1);
     /** The {@code groupInstanceId} that stands for this host's name ({@code HOSTNAME}, else the resolver's). */
     public static final String HOST_NAME = "${HOSTNAME}";
 
@@ -188,6 +193,11 @@ public record RuntimeConfig(
         if (!groupInstanceId.isEmpty() && !groupInstanceId.matches("[A-Za-z0-9._${}-]{1,200}")) {
             throw new IllegalArgumentException("groupInstanceId must be letters, digits, '.', '_' or '-' (at most 200), "
                     + "or " + HOST_NAME + ", was '" + groupInstanceId + "'");
+        }
+        Objects.requireNonNull(statsLogInterval, "statsLogInterval");
+        if (statsLogInterval.isNegative() || (!statsLogInterval.isZero() && statsLogInterval.toMillis() < 1_000)) {
+            throw new IllegalArgumentException("statsLogInterval must be zero (no stats line) or at least 1 s, was "
+                    + statsLogInterval);
         }
         long maxPollInterval = kafka.containsKey(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG)
                 ? Long.parseLong(kafka.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG).toString())
@@ -303,6 +313,7 @@ public record RuntimeConfig(
                         DEFAULT_CONSUMER_RESTART_BACKOFF))
                 .consumerMaxRestarts(r.get("consumerMaxRestarts", Integer::parseInt, DEFAULT_CONSUMER_MAX_RESTARTS))
                 .groupInstanceId(r.get("groupInstanceId", Function.identity(), DEFAULT_GROUP_INSTANCE_ID))
+                .statsLogInterval(r.get("statsLogInterval", Reader::duration, DEFAULT_STATS_LOG_INTERVAL))
                 .build();
     }
 
@@ -331,7 +342,7 @@ public record RuntimeConfig(
                 + ", revokeTimeout=" + revokeTimeout + ", closeTimeout=" + closeTimeout + ", maxCallsPerLane="
                 + maxCallsPerLane + ", maxCalls=" + maxCalls + ", maxBufferedBytes=" + maxBufferedBytes
                 + ", consumerRestartBackoff=" + consumerRestartBackoff + ", consumerMaxRestarts=" + consumerMaxRestarts
-                + ", groupInstanceId=" + groupInstanceId + "]";
+                + ", groupInstanceId=" + groupInstanceId + ", statsLogInterval=" + statsLogInterval + "]";
     }
 
     /** The group id, from {@link #kafka()}. */
@@ -404,6 +415,7 @@ public record RuntimeConfig(
         private Duration consumerRestartBackoff = DEFAULT_CONSUMER_RESTART_BACKOFF;
         private int consumerMaxRestarts = DEFAULT_CONSUMER_MAX_RESTARTS;
         private String groupInstanceId = DEFAULT_GROUP_INSTANCE_ID;
+        private Duration statsLogInterval = DEFAULT_STATS_LOG_INTERVAL;
 
         private Builder(List<String> topics, Map<String, ?> kafka) {
             this.topics = List.copyOf(topics);
@@ -520,6 +532,11 @@ public record RuntimeConfig(
             return this;
         }
 
+        public Builder statsLogInterval(Duration value) {
+            this.statsLogInterval = value;
+            return this;
+        }
+
         /** Sets one Kafka consumer property. */
         public Builder kafka(String key, Object value) {
             this.kafka.put(key, value);
@@ -531,7 +548,8 @@ public record RuntimeConfig(
                     delayQueueCapacity,
                     maxInFlightPerPartition, maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, jitter,
                     processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout, maxCallsPerLane,
-                    maxCalls, maxBufferedBytes, consumerRestartBackoff, consumerMaxRestarts, groupInstanceId);
+                    maxCalls, maxBufferedBytes, consumerRestartBackoff, consumerMaxRestarts, groupInstanceId,
+                    statsLogInterval);
         }
     }
 }

@@ -60,6 +60,7 @@ class RuntimeConfigTest {
         assertEquals(1_048_576L, c.maxBufferedBytes());
         assertEquals(Duration.ofSeconds(2), c.consumerRestartBackoff());
         assertEquals(RuntimeConfig.DEFAULT_CONSUMER_MAX_RESTARTS, c.consumerMaxRestarts());
+        assertEquals(Duration.ofMinutes(1), c.statsLogInterval());
     }
 
     @Test
@@ -70,6 +71,10 @@ class RuntimeConfigTest {
         assertMessage("consumerMaxRestarts", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
                 .consumerMaxRestarts(-1).build());
         assertMessage("jitter", () -> RuntimeConfig.builder(List.of("t"), KAFKA).jitter(1.0).build());
+        assertMessage("statsLogInterval", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
+                .statsLogInterval(Duration.ofMillis(10)).build());
+        assertEquals(Duration.ZERO, RuntimeConfig.builder(List.of("t"), KAFKA).statsLogInterval(Duration.ZERO).build()
+                .statsLogInterval(), "zero: no stats line");
         assertMessage("maxBackoff", () -> RuntimeConfig.builder(List.of("t"), KAFKA)
                 .initialBackoff(Duration.ofSeconds(10)).maxBackoff(Duration.ofSeconds(1)).build());
         assertMessage("processingTimeout", () -> RuntimeConfig.builder(List.of("t"), KAFKA)

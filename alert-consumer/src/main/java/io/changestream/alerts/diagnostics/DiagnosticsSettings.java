@@ -14,8 +14,12 @@ import java.util.Objects;
  * @param listRecords   newest records of {@code alert-ledger} and of {@code alert-dlq} read for the sent and failed
  *                      lists ({@code diagnostics.listRecords}, default 20,000)
  * @param maxLimit      largest {@code limit} of one page (500)
+ * @param dlqDepthInterval how often {@code changestream_alert_dlq_depth} is read from Kafka (one admin round trip:
+ *                      the log start and end offsets of {@code alert-dlq}'s partitions;
+ *                      {@code diagnostics.dlqDepthInterval}, default 30 s, at least 1 s)
  */
-public record DiagnosticsSettings(int sampleRecords, Duration scanTime, int listRecords, int maxLimit) {
+public record DiagnosticsSettings(int sampleRecords, Duration scanTime, int listRecords, int maxLimit,
+                                  Duration dlqDepthInterval) {
 
     /** Default of {@code diagnostics.sampleRecords}. */
     public static final int DEFAULT_SAMPLE_RECORDS = 1_000;
@@ -23,9 +27,11 @@ public record DiagnosticsSettings(int sampleRecords, Duration scanTime, int list
     public static final Duration DEFAULT_SCAN_TIME = Duration.ofMillis(150);
     /** Default of {@code diagnostics.listRecords}. */
     public static final int DEFAULT_LIST_RECORDS = 20_000;
+    /** Default of {@code diagnostics.dlqDepthInterval}. */
+    public static final Duration DEFAULT_DLQ_DEPTH_INTERVAL = Duration.ofSeconds(30);
     /** The defaults. */
     public static final DiagnosticsSettings DEFAULTS = new DiagnosticsSettings(DEFAULT_SAMPLE_RECORDS,
-            DEFAULT_SCAN_TIME, DEFAULT_LIST_RECORDS, 500);
+            DEFAULT_SCAN_TIME, DEFAULT_LIST_RECORDS, 500, DEFAULT_DLQ_DEPTH_INTERVAL);
 
     public DiagnosticsSettings {
         if (sampleRecords < 1) {
@@ -40,6 +46,10 @@ public record DiagnosticsSettings(int sampleRecords, Duration scanTime, int list
         }
         if (maxLimit < 1) {
             throw new IllegalArgumentException("diagnostics maxLimit must be >= 1, was " + maxLimit);
+        }
+        Objects.requireNonNull(dlqDepthInterval, "diagnostics.dlqDepthInterval");
+        if (dlqDepthInterval.toMillis() < 1_000) {
+            throw new IllegalArgumentException("diagnostics.dlqDepthInterval must be >= 1 s, was " + dlqDepthInterval);
         }
     }
 }

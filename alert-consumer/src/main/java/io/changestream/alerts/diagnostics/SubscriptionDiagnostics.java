@@ -96,6 +96,26 @@ public final class SubscriptionDiagnostics implements AutoCloseable {
         return settings;
     }
 
+    /** The {@code alert-dlq} topic. */
+    public String dlqTopic() {
+        return dlqTopic;
+    }
+
+    /**
+     * The DLQ depth: records held in {@code alert-dlq}, the sum over its partitions of log end minus log start (what
+     * {@code dlq list} and the failed lists can still read; a replay does not remove a record, retention does). One
+     * admin round trip (both offset lists at once); the partitions are remembered 30 s.
+     */
+    public long dlqDepth() {
+        List<TopicPartition> partitions = reader.cachedPartitions(List.of(dlqTopic));
+        TopicReader.Snapshot snapshot = reader.snapshot(partitions, null);
+        long depth = 0;
+        for (TopicPartition tp : partitions) {
+            depth += Math.max(0, snapshot.ends().getOrDefault(tp, 0L) - snapshot.begins().getOrDefault(tp, 0L));
+        }
+        return depth;
+    }
+
     /**
      * The subscription's diagnostics.
      *

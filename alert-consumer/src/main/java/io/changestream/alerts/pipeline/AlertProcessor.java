@@ -111,6 +111,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     private final Clock clock;
     private final Counter malformed;
     private final Counter unknownOutcome;
+    private final EventTypeTimers processingTime;
     private final Releases releases;
     /** Scheduled and grouped subscriptions' pairs go here instead of to their destinations (issue 13); or null. */
     private final DigestCollector digests;
@@ -143,6 +144,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         this.unknownOutcome = Counter.builder("changestream.alert.unknown.outcomes")
                 .description("At-most-once sends attempted before a crash and reported instead of sent again")
                 .register(meters);
+        this.processingTime = new EventTypeTimers(meters);
         this.releases = new Releases(settings.releaseTimeout(), clock, meters);
     }
 
@@ -156,6 +158,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         if (event.value() == null) {
             return CompletableFuture.completedFuture(Outcome.success());
         }
+        long started = System.nanoTime();
         Notice notice;
         try {
             notice = read(event);
@@ -177,6 +180,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             org.slf4j.MDC.clear();
         }
         call.closeWhen(outcome); // also cancels its requests when the runtime cancels the stage (timeout)
+        outcome.whenComplete((o, t) -> processingTime.record(notice, started));
         return outcome;
     }
 

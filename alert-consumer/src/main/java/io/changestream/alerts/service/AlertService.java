@@ -15,6 +15,7 @@ import io.changestream.alerts.retry.RetryRoutes;
 import io.changestream.alerts.retry.RetryService;
 import io.changestream.alerts.diagnostics.DestinationTester;
 import io.changestream.alerts.diagnostics.DiagnosticsRoutes;
+import io.changestream.alerts.diagnostics.DlqDepthGauge;
 import io.changestream.alerts.diagnostics.SubscriptionDiagnostics;
 import io.changestream.alerts.startpoint.StartingPointScope;
 import io.changestream.alerts.subscription.DeliveryStatuses;
@@ -170,6 +171,8 @@ public final class AlertService implements AutoCloseable {
                 config.runtime().topics(), catalog.changes().name(), catalog.alertLedger().name(),
                 catalog.alertDlq().name(), config.groupId(), config.subscriptions().startupTimeout());
         parts.push(diagnostics);
+        // issue 26: the DLQ depth, group-wide, read periodically with one admin round trip
+        parts.push(DlqDepthGauge.start(diagnostics, config.diagnostics().dlqDepthInterval(), meters));
         DeliveryStatuses statuses = retry.statuses(status);
         http = new AlertHttpServer(config, meters, this, new SubscriptionRoutes(subscriptions, config.admin(), statuses),
                 new DiagnosticsRoutes(store, statuses, diagnostics, new DestinationTester(factory, destinations, clock),

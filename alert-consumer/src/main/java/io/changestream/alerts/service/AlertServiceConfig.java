@@ -104,7 +104,8 @@ import java.util.function.Function;
  *       {@code digest.retryBackoff} [10 s], {@code grouping.groupWait} [30 s], {@code grouping.groupInterval}
  *       [5 min], {@code grouping.repeatInterval} [4 h]</li>
  *   <li>the platform's status endpoints (issue 26): {@code diagnostics.sampleRecords} [1000],
- *       {@code diagnostics.scanTime} [150 ms], {@code diagnostics.listRecords} [20000]</li>
+ *       {@code diagnostics.scanTime} [150 ms], {@code diagnostics.listRecords} [20000],
+ *       {@code diagnostics.dlqDepthInterval} [30 s]</li>
  * </ul>
  * Durations are ISO-8601 ({@code PT10S}) or milliseconds.
  *
@@ -254,6 +255,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             new Setting("diagnostics.scanTime", "PT0.15S", "time budget of that read"),
             new Setting("diagnostics.listRecords", "20000", "newest alert-ledger / alert-dlq records the sent and "
                     + "failed event lists read"),
+            new Setting("diagnostics.dlqDepthInterval", "PT30S", "how often changestream_alert_dlq_depth (records held "
+                    + "in alert-dlq: log end minus log start, summed over its partitions) is read from Kafka"),
             new Setting("filter.maxPatternLength", "1024", "longest matchAnyEntityFqn regular expression, chars"),
             new Setting("filter.maxPatternProgram", "10000", "largest compiled RE2/J program of one pattern"),
             new Setting("filter.maxSubjectLength", "4096", "longest FQN a pattern is matched against; longer is an "
@@ -539,7 +542,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                         v.get("diagnostics.sampleRecords", Integer::parseInt),
                         v.get("diagnostics.scanTime", Values::duration),
                         v.get("diagnostics.listRecords", Integer::parseInt),
-                        io.changestream.alerts.diagnostics.DiagnosticsSettings.DEFAULTS.maxLimit()));
+                        io.changestream.alerts.diagnostics.DiagnosticsSettings.DEFAULTS.maxLimit(),
+                        v.get("diagnostics.dlqDepthInterval", Values::duration)));
     }
 
     /** The OpenLineage Kafka allowlist: {@code raw} (comma-separated) or the default, never a catalog topic. */

@@ -118,11 +118,12 @@ class StatusEndpointsIT {
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 1);
         AlertTestSupport.provision(broker, catalog);
         String group = ns + "group";
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, group);
+        settings.put("diagnostics.dlqDepthInterval", "PT1S");
         try (Receiver receiver = new Receiver().always("/refuses", 400).always("/test-refuses", 400);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                      broker.bootstrapServers()));
-             AlertService service = AlertService.start(AlertTestSupport.config(AlertTestSupport.settings(broker, ns,
-                     group)))) {
+             AlertService service = AlertService.start(AlertTestSupport.config(settings))) {
             int port = service.httpPort();
             String ok = AlertTestSupport.create(port, AlertTestSupport.request("ok", "[\"table\"]", "[]",
                     "[" + AlertTestSupport.webhook("Webhook", receiver.url("/ok"), null) + "]", 0));
@@ -137,6 +138,26 @@ class StatusEndpointsIT {
                 return receiver.hits("/ok").size() == 5 && d.path("hasProcessedAllEvents").asBoolean()
                         && get(port, BASE + "/id/" + bad + "/failedEvents").size() == 5;
             });
+
+            // the meters a user scrapes (issue 26 item 4): the DLQ depth (records held in alert-dlq, group-wide) and
+            // processing time by the platform's event type
+            String depth = "changestream_alert_dlq_depth{topic=\"" + catalog.alertDlq().name() + "\"} 5.0";
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> AlertTestSupport.call(port, "GET",
+                    "/metrics", null, null).body().contains(depth));
+            String metrics = AlertTestSupport.call(port, "GET", "/metrics", null, null).body();
+            assertTrue(metrics.contains("# HELP changestream_alert_dlq_depth Records held in the alert DLQ topic"),
+                    metrics);
+            assertTrue(metrics.contains("changestream_alert_processing_seconds_count{event_type=\"entityUpdated\"} "
+                    + "5"), "5 entityUpdated events, each one attempt");
+            assertTrue(metrics.contains("changestream_alert_processing_seconds_count{event_type=\"entityCreated\"} "
+                    + "0"), "every platform event type is there from the start, at 0");
+            assertTrue(metrics.contains("changestream_alert_processing_seconds_bucket{event_type=\"entityUpdated\","
+                    + "le=\"60.0\"} 5"), "a histogram with fixed buckets");
+            assertTrue(metrics.contains("changestream_runtime_lane_queue_deepest{group=\"" + group + "\"} 0.0"),
+                    "the deepest lane, drained");
+            assertTrue(metrics.contains("changestream_runtime_buffer_usage_ratio{buffer=\"bytes\",group=\"" + group
+                    + "\"} 0.0"), "nothing buffered once every event is done");
+            AlertEndToEndIT.assertPromtoolAccepts(metrics);
 
             // sent: the events as the platform lists them, paged
             List<JsonNode> sent = new ArrayList<>();

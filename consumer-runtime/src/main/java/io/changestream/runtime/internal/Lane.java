@@ -131,6 +131,11 @@ final class Lane<K, V> {
         return size;
     }
 
+    /** Any thread: events this lane holds against its capacity: queued plus waiting behind busy keys. */
+    int depth() {
+        return size + behind;
+    }
+
     int capacity() {
         return capacity;
     }

@@ -127,6 +127,8 @@ final class LaneLoop<K, V> {
     }
     private volatile boolean stopping;
     private int generation;
+    /** Worker-written, read and cleared by the stats line once per interval (a lost update only misses a sample). */
+    private volatile HotKey hottest;
 
     LaneLoop(int index, Lane<K, V> lane, Processing<K, V> ctx, RandomGenerator random, String threadPrefix) {
         this.index = index;
@@ -230,6 +232,25 @@ final class LaneLoop<K, V> {
     /** Any thread: how many keys of this lane are parked. */
     int parkedKeyCount() {
         return parked.size();
+    }
+
+    /** A key and how many of its events waited behind its running or parked head, at most, since the last look. */
+    record HotKey(int lane, Object key, int waiting) {
+    }
+
+    /** Worker: a chain grew to {@code waiting} events behind its head; remembered when it is this lane's longest. */
+    private void noteWaiting(Object key, int waiting) {
+        HotKey h = hottest;
+        if (h == null || waiting > h.waiting()) {
+            hottest = new HotKey(index, key, waiting);
+        }
+    }
+
+    /** Any thread (the stats line): the longest chain of a key seen since the last call, or null; starts afresh. */
+    HotKey takeHottest() {
+        HotKey h = hottest;
+        hottest = null;
+        return h;
     }
 
     /** What the status view shows of one parked key. */
@@ -401,6 +422,7 @@ final class LaneLoop<K, V> {
             c.items.addLast(item);
             c.size = c.items.size();
             ctx.delays().added(1);
+            noteWaiting(item.routingKey, c.size - 1);
             return true;
         }
         c = busy.isEmpty() ? null : busy.get(item.routingKey);
@@ -408,6 +430,7 @@ final class LaneLoop<K, V> {
             c.items.addLast(item);
             c.size = c.items.size();
             lane.behind(1);
+            noteWaiting(item.routingKey, c.size - 1);
             return true;
         }
         Step step = attempt(item);

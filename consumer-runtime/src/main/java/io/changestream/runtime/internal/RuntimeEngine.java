@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds and wires the runtime's parts: one {@link StateManager}, the lanes with their {@link LaneLoop} workers, the
- * {@link DelayScheduler} and its {@link TimerLoop}, and one {@link ConsumerLoop} per consumer thread. The public
+ * {@link DelayScheduler} and its {@link TimerLoop}, one {@link ConsumerLoop} per consumer thread, and the periodic
+ * {@link StatsLog} line (run by the supervisor thread every {@code statsLogInterval}). The public
  * {@code ConsumerRuntime} owns the lifecycle and calls {@link #start} and {@link #close} once each.
  *
  * <p>It also supervises the consumer threads: one that dies (its partitions are released and its consumer closed)
@@ -80,6 +81,7 @@ public final class RuntimeEngine<K, V> {
     private final List<ConsumerLoop<K, V>> loops = new CopyOnWriteArrayList<>();
     private final List<Thread> loopThreads = new CopyOnWriteArrayList<>();
     private final TimerLoop timer;
+    private final StatsLog stats;
     private Thread timerThread;
 
     public RuntimeEngine(RuntimeConfig config, Supplier<? extends Deserializer<K>> keys,
@@ -123,12 +125,24 @@ public final class RuntimeEngine<K, V> {
             lanes.add(new LaneLoop<>(i, lane, processing, random.split(), threadPrefix));
             metrics.gauge(RuntimeMeter.LANE_QUEUE_LENGTH, Tags.of("lane", Integer.toString(i)), lane, Lane::size);
         }
+        metrics.gauge(RuntimeMeter.LANE_QUEUE_DEEPEST, Tags.empty(), lanes, StatsLog::deepestDepth);
+        int laneCapacity = config.laneCapacity();
+        int delayCapacity = config.delayQueueCapacity();
+        long maxBytes = config.maxBufferedBytes();
+        metrics.gauge(RuntimeMeter.BUFFER_USAGE, Tags.of("buffer", "bytes"), bufferedBytes,
+                b -> b.sum() / (double) maxBytes);
+        metrics.gauge(RuntimeMeter.BUFFER_USAGE, Tags.of("buffer", "lane"), lanes,
+                l -> StatsLog.deepestDepth(l) / (double) laneCapacity);
+        metrics.gauge(RuntimeMeter.BUFFER_USAGE, Tags.of("buffer", "delay_queue"), delays,
+                d -> d.size() / (double) delayCapacity);
         metrics.gauge(RuntimeMeter.DELAY_QUEUE_SIZE, Tags.empty(), delays, DelayScheduler::size);
         metrics.gauge(RuntimeMeter.CALLS_RUNNING, Tags.empty(), calls, CallSlots::used);
         metrics.gauge(RuntimeMeter.BUFFERED_BYTES, Tags.empty(), bufferedBytes, LongAdder::sum);
         metrics.gauge(RuntimeMeter.PAUSED_PARTITIONS, Tags.empty(), this,
                 e -> e.status(RuntimeState.RUNNING, 0).partitions().stream().filter(p -> p.paused()).count());
         this.timer = new TimerLoop(delays, lanes, clock, config.processingTimeout().toMillis());
+        this.stats = new StatsLog(config.groupId(), lanes, laneCapacity, delays, delayCapacity, calls,
+                config.maxCalls(), bufferedBytes, maxBytes, metrics, clock);
     }
 
     /** Creates the consumers (configuration errors surface here) and starts every thread. */
@@ -150,6 +164,10 @@ public final class RuntimeEngine<K, V> {
         timerThread.start();
         for (int i = 0; i < consumers.size(); i++) {
             startLoop(i, consumers.get(i));
+        }
+        long statsMillis = config.statsLogInterval().toMillis();
+        if (statsMillis > 0) {
+            supervisor.scheduleAtFixedRate(stats, statsMillis, statsMillis, TimeUnit.MILLISECONDS);
         }
     }
 

@@ -76,6 +76,15 @@ final class RuntimeMetrics {
         return processing.get(outcome);
     }
 
+    /** Processor attempts finished so far, every outcome (the stats line's throughput). */
+    long attempts() {
+        long n = 0;
+        for (Timer t : processing.values()) {
+            n += t.count();
+        }
+        return n;
+    }
+
     Counter finalFailure(Failure.Kind kind) {
         return finalFailures.get(kind);
     }

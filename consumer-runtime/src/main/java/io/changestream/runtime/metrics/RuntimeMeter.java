@@ -6,7 +6,9 @@ import java.util.List;
  * Every meter the consumer runtime registers: name (Micrometer dotted form; Prometheus adds {@code _total} to
  * counters and {@code _seconds} to timers), type, tags and description. Tags are bounded: {@code lane} by
  * {@code lanes}, {@code topic}/{@code partition} by the assigned partitions (removed on revoke), {@code outcome},
- * {@code kind} and {@code result} by their enums. Every meter also carries the {@code group} tag (the consumer group).
+ * {@code kind}, {@code result} and {@code buffer} by their enums. No meter is tagged with a record key (unbounded): the
+ * deepest lane's depth is a gauge, and its hottest key appears only in the periodic stats log line. Every meter also
+ * carries the {@code group} tag (the consumer group).
  */
 public enum RuntimeMeter {
     RECORDS_POLLED(Type.COUNTER, "changestream.runtime.records.polled", List.of(),
@@ -15,6 +17,9 @@ public enum RuntimeMeter {
             "Time from poll until a lane worker takes the event, sampled once per batch taken (its oldest event)"),
     LANE_QUEUE_LENGTH(Type.GAUGE, "changestream.runtime.lane.queue.length", List.of("lane"),
             "Events queued in one KeyBy lane"),
+    LANE_QUEUE_DEEPEST(Type.GAUGE, "changestream.runtime.lane.queue.deepest", List.of(),
+            "Events held by the deepest KeyBy lane (queued plus waiting behind a busy key); a hot key shows here. "
+                    + "The key itself is in the periodic stats log line, never a tag"),
     PROCESSING_TIME(Type.TIMER, "changestream.runtime.processing", List.of("outcome"),
             "Duration of one processor attempt, by outcome (success, retry, defer, fail, error, timeout)"),
     RETRIES(Type.COUNTER, "changestream.runtime.retries", List.of(),
@@ -43,6 +48,9 @@ public enum RuntimeMeter {
             "Processor threads replaced after an attempt ran past the processing timeout"),
     CALLS_RUNNING(Type.GAUGE, "changestream.runtime.calls.running", List.of(),
             "Asynchronous processor calls running now (bounded by maxCalls); 0 with a synchronous processor"),
+    BUFFER_USAGE(Type.GAUGE, "changestream.runtime.buffer.usage.ratio", List.of("buffer"),
+            "Fill of a bounded buffer, 0 to 1: buffer=bytes (buffered bytes of maxBufferedBytes), lane (the deepest "
+                    + "lane of laneCapacity), delay_queue (waiting events of delayQueueCapacity); at 1 partitions pause"),
     BUFFERED_BYTES(Type.GAUGE, "changestream.runtime.buffered.bytes", List.of(),
             "Serialized key and value bytes of records taken in and not done (bounded by maxBufferedBytes)"),
     LANE_ERRORS(Type.COUNTER, "changestream.runtime.lane.errors", List.of(),

@@ -346,6 +346,37 @@ class LaneLoopTest {
     }
 
     @Test
+    void aHotKeyFillsItsLaneAndTheStatsLineNamesItOnceAnInterval() {
+        Map<String, CompletableFuture<Outcome>> calls = new ConcurrentHashMap<>();
+        startAsync(e -> calls.computeIfAbsent(e.value(), v -> new CompletableFuture<>()), 60_000);
+        for (int i = 1; i <= 6; i++) {
+            offer("hot", "hot" + i);
+        }
+        offer("b", "b1");
+        // hot1 runs; hot2..hot6 wait behind it in the lane (its room, not the delay queue)
+        Awaitility.await().atMost(WAIT).until(() -> lane.lane.depth() == 5 && calls.containsKey("b1"));
+        assertEquals(5, StatsLog.deepestDepth(List.of(lane)));
+        assertEquals(0, StatsLog.deepestLane(List.of(lane)));
+        StatsLog stats = new StatsLog("g", List.of(lane), 100, delays, 10_000, slots, 100, new LongAdder(), 1L << 20,
+                new RuntimeMetrics(registry, "g"), clock);
+        clock.advance(Duration.ofSeconds(60));
+        String line = stats.line();
+        assertTrue(line.contains("deepest lane 0 holds 5 of 100"), line);
+        assertTrue(line.contains("hot key 'hot' (5 waiting behind it, lane 0)"), line);
+        assertTrue(line.contains("calls 2 of 100"), line);
+        assertTrue(stats.line().contains("hot key none"), "a key is logged once per interval, when its chain grew");
+        calls.get("b1").complete(Outcome.success());
+        for (int i = 1; i <= 6; i++) {
+            String v = "hot" + i;
+            Awaitility.await().atMost(WAIT).until(() -> calls.containsKey(v));
+            calls.get(v).complete(Outcome.success());
+        }
+        awaitCommittable(7);
+        assertEquals(0, lane.lane.depth());
+        assertTrue(stats.line().contains("deepest lane 0 holds 0 of 100"));
+    }
+
+    @Test
     void anAsyncRetryParksTheKeyAndTheRetryRunsAfterTheBackoffInOrder() {
         startAsync(e -> {
             seen.add(e.value() + "#" + e.attempt());

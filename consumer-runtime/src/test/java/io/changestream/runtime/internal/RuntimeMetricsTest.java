@@ -25,6 +25,8 @@ class RuntimeMetricsTest {
         metrics.gauge(RuntimeMeter.PAUSED_PARTITIONS, Tags.empty(), this, x -> 0);
         metrics.gauge(RuntimeMeter.CALLS_RUNNING, Tags.empty(), new CallSlots(4), CallSlots::used);
         metrics.gauge(RuntimeMeter.BUFFERED_BYTES, Tags.empty(), this, x -> 0);
+        metrics.gauge(RuntimeMeter.LANE_QUEUE_DEEPEST, Tags.empty(), this, x -> 7);
+        metrics.gauge(RuntimeMeter.BUFFER_USAGE, Tags.of("buffer", "lane"), this, x -> 0.25);
         OwnedPartition p = new OwnedPartition(new TopicPartition("cs.changes", 3));
         p.committed = 40;
         p.highestTracked = 49;
@@ -45,6 +47,9 @@ class RuntimeMetricsTest {
         assertTrue(scrape.contains(
                 "changestream_runtime_commit_lag{group=\"alerts\",partition=\"3\",topic=\"cs.changes\"} 10.0"));
         assertTrue(scrape.contains("changestream_runtime_processing_seconds_bucket{"), "a histogram, not a summary");
+        assertTrue(scrape.contains("changestream_runtime_lane_queue_deepest{group=\"alerts\"} 7.0"), scrape);
+        assertTrue(scrape.contains("changestream_runtime_buffer_usage_ratio{buffer=\"lane\",group=\"alerts\"} 0.25"),
+                scrape);
 
         metrics.remove(perPartition);
         assertFalse(registry.scrape().contains("partition=\"3\""), "a revoked partition's gauges are removed");

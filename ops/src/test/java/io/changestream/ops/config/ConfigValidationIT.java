@@ -67,8 +67,20 @@ class ConfigValidationIT {
         assertTrue(out.contains("SUCCESS"), out);
         String rules = Files.readString(ROOT.resolve("ops/prometheus/rules.yml"));
         for (String alert : List.of("ConsumerLagGrowing", "AlertsDeadLettered", "CdcCaptureLagHigh", "CdcDisconnected",
-                "SseConnectionsNearCap", "AlertDestinationCircuitOpen", "AlertDestinationSuspended")) {
+                "SseConnectionsNearCap", "AlertDestinationCircuitOpen", "AlertDestinationSuspended",
+                "AlertDlqDepthGrowing", "AlertWindowEvictions")) {
             assertTrue(rules.contains("alert: " + alert), "rules.yml has " + alert);
+        }
+    }
+
+    @Test
+    void alertingRulesPassTheirUnitTests() throws Exception {
+        // rules.test.yml: the DLQ depth growing (and not for a steady or shrinking DLQ), window evictions by window
+        String out = tool("promtool", "test", "rules", "ops/prometheus/rules.test.yml");
+        assertTrue(out.contains("SUCCESS"), out);
+        String tests = Files.readString(ROOT.resolve("ops/prometheus/rules.test.yml"));
+        for (String alert : List.of("AlertDlqDepthGrowing", "AlertWindowEvictions")) {
+            assertTrue(tests.contains("alertname: " + alert), "rules.test.yml tests " + alert);
         }
     }
 
@@ -131,8 +143,19 @@ class ConfigValidationIT {
         assertEquals("changestream-overview", dash.get("uid").asText());
         List<String> titles = new ArrayList<>();
         dash.get("panels").forEach(p -> titles.add(p.get("title").asText()));
-        for (String row : List.of("Lag", "Throughput", "Latency", "DLQ and failures", "SSE log streams")) {
-            assertTrue(titles.contains(row), "dashboard row " + row + " in " + titles);
+        for (String row : List.of("Lag", "Throughput", "Latency", "DLQ and failures", "SSE log streams",
+                "Lag runbook: 1 enqueue wait → 2 queue length → 3 process time", "Buffers, DLQ depth and windows",
+                "1. Enqueue wait (poll → lane worker)", "2. Lane queues: deepest lane, busiest lanes, delay queue",
+                "3. Process time by event type", "Buffer usage (1 = partitions pause)",
+                "DLQ depth (records held in alert-dlq)", "Window evictions")) {
+            assertTrue(titles.contains(row), "dashboard row or panel " + row + " in " + titles);
+        }
+        // the runbook's panels use the meters it names (ops/README.md, Lag)
+        String json = Files.readString(ROOT.resolve("ops/grafana/dashboards/changestream.json"));
+        for (String metric : List.of("changestream_runtime_enqueue_wait_seconds_bucket",
+                "changestream_runtime_lane_queue_deepest", "changestream_alert_processing_seconds_bucket",
+                "changestream_runtime_buffer_usage_ratio", "changestream_alert_dlq_depth")) {
+            assertTrue(json.contains(metric), "the dashboard plots " + metric);
         }
         String datasource = Files.readString(ROOT.resolve("ops/grafana/provisioning/datasources/prometheus.yml"));
         assertTrue(datasource.contains("uid: changestream-prometheus"), datasource);
