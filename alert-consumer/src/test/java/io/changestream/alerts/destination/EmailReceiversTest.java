@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.ChangeDescription;
 import io.changestream.topics.model.ChangeEvent;

@@ -12,6 +12,8 @@ import io.changestream.alerts.destination.DeliveryResult.Outcome;
 import io.changestream.alerts.impact.ImpactFixture;
 import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.alerts.impact.ImpactSettings;
+import io.changestream.testkit.ImpactEstate;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.PipelineState;
@@ -56,7 +58,7 @@ class ImpactAlertsTest {
 
     @BeforeEach
     void estate() {
-        ImpactFixture.estate(platform);
+        ImpactEstate.fill(platform);
     }
 
     @AfterEach
@@ -70,7 +72,7 @@ class ImpactAlertsTest {
     }
 
     private static PipelineRunStatus failed() {
-        return new PipelineRunStatus(ImpactFixture.PIPELINE, "run-3", PipelineState.FAILED, 1_700_000_000_000L,
+        return new PipelineRunStatus(ImpactEstate.PIPELINE, "run-3", PipelineState.FAILED, 1_700_000_000_000L,
                 1_700_000_060_000L, 1_700_000_060_000L);
     }
 
@@ -180,7 +182,7 @@ class ImpactAlertsTest {
                 .deliver(request(chat(SubscriptionType.WEBHOOK, "")));
         assertEquals(Outcome.DELIVERED, result.outcome(), result.reason());
         JsonNode body = lastBody();
-        assertEquals(ImpactFixture.PIPELINE, body.get("pipelineFqn").asText());
+        assertEquals(ImpactEstate.PIPELINE, body.get("pipelineFqn").asText());
         assertEquals("failed", body.get("state").asText());
         assertEquals("critical-failures", body.get("subscriptionName").asText());
         assertEquals("resolved", body.at("/impact/status").asText());

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.PlatformStandIn;
+import io.changestream.testkit.ImpactEstate;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.model.PipelineState;
@@ -30,7 +31,7 @@ class ImpactResolverTest {
 
     @BeforeEach
     void estate() {
-        ImpactFixture.estate(platform);
+        ImpactEstate.fill(platform);
     }
 
     @AfterEach
@@ -52,7 +53,7 @@ class ImpactResolverTest {
 
     @Test
     void aFailedMetadataRunHurtsTheServicesTablesAndEverythingBelowThemNearestFirst() {
-        Impact impact = resolver(ImpactSettings.DEFAULTS).resolve(failed(ImpactFixture.PIPELINE));
+        Impact impact = resolver(ImpactSettings.DEFAULTS).resolve(failed(ImpactEstate.PIPELINE));
         assertEquals(Impact.Status.RESOLVED, impact.status(), String.valueOf(impact.reason()));
         assertEquals("metadata", impact.pipelineType());
         assertEquals(List.of("mysql_prod.shop.public.customers@0", "mysql_prod.shop.public.orders@0"),
@@ -74,7 +75,7 @@ class ImpactResolverTest {
     void theNodeBoundKeepsTheNearestAndCountsTheRest() {
         ImpactSettings one = new ImpactSettings(ImpactSettings.DEFAULTS.states(), Duration.ofSeconds(2), 5, 20, 1,
                 Duration.ofMinutes(1), 100, 10, Set.of(), Duration.ofMillis(500));
-        Impact impact = resolver(one).resolve(failed(ImpactFixture.PIPELINE));
+        Impact impact = resolver(one).resolve(failed(ImpactEstate.PIPELINE));
         assertEquals(List.of("warehouse.dw.sales.daily_orders@1"), fqns(impact.downstream()));
         assertEquals(2 + 4, impact.total(), "depth 5 reaches kafka.scores too; all are counted");
         assertTrue(impact.truncated());
@@ -86,7 +87,7 @@ class ImpactResolverTest {
 
     @Test
     void theImpactLimitedToATierListsAndCountsOnlyItsAssets() {
-        Impact impact = resolver(ImpactSettings.DEFAULTS).resolve(failed(ImpactFixture.PIPELINE))
+        Impact impact = resolver(ImpactSettings.DEFAULTS).resolve(failed(ImpactEstate.PIPELINE))
                 .limitedTo(Set.of("Tier.Tier1"));
         assertEquals(List.of("mysql_prod.shop.public.orders@0"), fqns(impact.outputs()));
         assertEquals(List.of("warehouse.dw.sales.daily_orders@1", "superset.revenue@2"), fqns(impact.downstream()));
@@ -101,7 +102,7 @@ class ImpactResolverTest {
         try {
             List<Future<Impact>> all = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                all.add(pool.submit(() -> resolver.resolve(failed(ImpactFixture.PIPELINE))));
+                all.add(pool.submit(() -> resolver.resolve(failed(ImpactEstate.PIPELINE))));
             }
             for (Future<Impact> f : all) {
                 assertEquals(Impact.Status.RESOLVED, f.get().status());
@@ -110,10 +111,10 @@ class ImpactResolverTest {
             pool.shutdownNow();
         }
         assertEquals(2, platform.lineageCalls(), "one lineage request per output, for all eight failures");
-        resolver.resolve(failed(ImpactFixture.PIPELINE));
+        resolver.resolve(failed(ImpactEstate.PIPELINE));
         assertEquals(2, platform.lineageCalls(), "cached");
         clock.advance(Duration.ofMinutes(1).plusSeconds(1));
-        resolver.resolve(failed(ImpactFixture.PIPELINE));
+        resolver.resolve(failed(ImpactEstate.PIPELINE));
         assertEquals(4, platform.lineageCalls(), "fetched again after impact.cacheTtl");
     }
 
@@ -122,14 +123,14 @@ class ImpactResolverTest {
         ImpactResolver resolver = resolver(ImpactSettings.DEFAULTS);
         platform.unavailable(true);
         long start = System.nanoTime();
-        Impact impact = resolver.resolve(failed(ImpactFixture.PIPELINE));
+        Impact impact = resolver.resolve(failed(ImpactEstate.PIPELINE));
         assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() < 1000);
         assertEquals(Impact.Status.UNAVAILABLE, impact.status());
         assertTrue(impact.reason().contains("503"), impact.reason());
         assertFalse(impact.reason().contains(PlatformStandIn.TOKEN));
         assertEquals(List.of("Downstream impact unknown: " + impact.reason()), impact.lines(10));
         platform.unavailable(false);
-        assertEquals(Impact.Status.RESOLVED, resolver.resolve(failed(ImpactFixture.PIPELINE)).status());
+        assertEquals(Impact.Status.RESOLVED, resolver.resolve(failed(ImpactEstate.PIPELINE)).status());
     }
 
     @Test
@@ -137,7 +138,7 @@ class ImpactResolverTest {
         platform.latency(Duration.ofMillis(300));
         ImpactResolver resolver = resolver(ImpactSettings.DEFAULTS.with(Duration.ofMillis(200), Set.of()));
         long start = System.nanoTime();
-        Impact impact = resolver.resolve(failed(ImpactFixture.PIPELINE));
+        Impact impact = resolver.resolve(failed(ImpactEstate.PIPELINE));
         long took = Duration.ofNanos(System.nanoTime() - start).toMillis();
         assertEquals(Impact.Status.UNAVAILABLE, impact.status());
         assertEquals("the platform's lineage did not answer within 200 ms", impact.reason());
@@ -145,7 +146,7 @@ class ImpactResolverTest {
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> platform.lineageCalls() == 2);
         platform.latency(Duration.ZERO);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
-                resolver.resolve(failed(ImpactFixture.PIPELINE)).status() == Impact.Status.RESOLVED);
+                resolver.resolve(failed(ImpactEstate.PIPELINE)).status() == Impact.Status.RESOLVED);
         assertEquals(2, platform.lineageCalls(), "the first lookup's answer was kept, not fetched again");
     }
 
@@ -160,7 +161,7 @@ class ImpactResolverTest {
         assertEquals(Impact.Status.NOT_APPLICABLE, insights.status());
         assertEquals("a dataInsight pipeline writes no data assets", insights.reason());
         assertEquals(Impact.Status.NOT_APPLICABLE, resolver.resolve(failed("nope.unknown")).status());
-        assertEquals(Impact.Status.NOT_APPLICABLE, resolver.resolve(new PipelineRunStatus(ImpactFixture.PIPELINE,
+        assertEquals(Impact.Status.NOT_APPLICABLE, resolver.resolve(new PipelineRunStatus(ImpactEstate.PIPELINE,
                 "r", PipelineState.SUCCESS, 1L, 2L, 3L)).status(), "a successful run hurts nothing");
     }
 
@@ -168,7 +169,7 @@ class ImpactResolverTest {
     void aPipelinesTagsAreLookedUpForTheFilterAndUnknownWhenThePlatformIsDown() {
         ImpactResolver resolver = resolver(ImpactSettings.DEFAULTS);
         assertEquals(Optional.of(List.of("Tier.Tier1")), resolver.tags(ImpactResolver.INGESTION_PIPELINE,
-                ImpactFixture.PIPELINE));
+                ImpactEstate.PIPELINE));
         assertEquals(Optional.of(List.of()), resolver.tags(ImpactResolver.INGESTION_PIPELINE, "nope.unknown"));
         platform.unavailable(true);
         assertEquals(Optional.empty(), resolver.tags(ImpactResolver.INGESTION_PIPELINE, "mysql_prod.insights"));

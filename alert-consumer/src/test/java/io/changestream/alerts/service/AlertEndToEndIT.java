@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.changestream.alerts.destination.PlatformStandIn;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.alerts.destination.WebhookDestination;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.changestream.alerts.destination.PlatformStandIn;
+import io.changestream.testkit.ImpactEstate;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.alerts.destination.lineage.ImpactRunFacet;
 import io.changestream.alerts.destination.lineage.LineageSchemas;
-import io.changestream.alerts.impact.ImpactFixture;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
@@ -50,7 +50,7 @@ class ImpactIT {
         TopicCatalog catalog = AlertTestSupport.catalog(ns, 2);
         AlertTestSupport.provision(broker, catalog);
         try (PlatformStandIn platform = new PlatformStandIn(); Receiver receiver = new Receiver()) {
-            ImpactFixture.estate(platform);
+            ImpactEstate.fill(platform);
             platform.ingestionPipeline("mysql_prod.ingest_late", "metadata", "databaseService", "mysql_prod",
                     "Tier.Tier1");
             Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
@@ -61,26 +61,16 @@ class ImpactIT {
             settings.put("impact.timeout", "PT0.5S");
             settings.put("impact.topAssets", "3");
             try (AlertService service = AlertService.start(AlertTestSupport.config(settings))) {
-                create(service.httpPort(), """
-                        {"name": "critical-failures", "alertType": "Observability",
-                         "resources": ["ingestionPipeline"],
-                         "input": {"filters": [{"name": "filterByTag", "effect": "include",
-                             "arguments": [{"name": "tagList", "input": ["Tier.Tier1"]}]}],
-                           "actions": [{"name": "GetIngestionPipelineStatusUpdates", "effect": "include",
-                             "arguments": [{"name": "ingestionPipelineStateList", "input": ["failed"]}]}]},
-                         "destinations": [
-                           {"category": "External", "type": "OpenLineage", "config": {"endpoint": "%s"}},
-                           {"category": "DownstreamOwners", "type": "Email",
-                            "config": {"receivers": ["oncall@cs.test"]}},
-                           {"category": "DownstreamOwners", "type": "Slack", "config": {"endpoint": "%s"}}],
-                         "retries": 3}
-                        """.formatted(receiver.url("/api/v1/lineage"), receiver.url("/slack")));
+                create(service.httpPort(), ImpactEstate.criticalFailures(receiver.url("/api/v1/lineage"),
+                        """
+                        {"category": "DownstreamOwners", "type": "Slack", "config": {"endpoint": "%s"}}"""
+                        .formatted(receiver.url("/slack"))));
                 Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> service.runtime().status()
                         .partitions().stream().anyMatch(p -> p.topic().equals(catalog.pipelineStatus().name())));
 
                 long now = System.currentTimeMillis();
                 AlertTestSupport.produceRuns(broker, catalog, List.of(
-                        new PipelineRunStatus(ImpactFixture.PIPELINE, "run-1", PipelineState.FAILED, now - 60_000,
+                        new PipelineRunStatus(ImpactEstate.PIPELINE, "run-1", PipelineState.FAILED, now - 60_000,
                                 now, now),
                         new PipelineRunStatus("mysql_prod.insights", "run-1", PipelineState.FAILED, now - 60_000,
                                 now, now)));
@@ -89,7 +79,7 @@ class ImpactIT {
 
                 JsonNode event = receiver.hits("/api/v1/lineage").get(0).body();
                 assertEquals(List.of(), LineageSchemas.violations(event), event.toString());
-                assertEquals(ImpactFixture.PIPELINE, event.at("/job/name").asText());
+                assertEquals(ImpactEstate.PIPELINE, event.at("/job/name").asText());
                 assertEquals("mysql_prod.shop.public.customers", event.at("/outputs/0/name").asText());
                 JsonNode impact = event.at("/run/facets/" + ImpactRunFacet.NAME);
                 assertEquals("resolved", impact.get("status").asText());
@@ -98,7 +88,7 @@ class ImpactIT {
                 for (MimeMessage m : SMTP.getReceivedMessages()) {
                     Arrays.stream(m.getAllRecipients()).map(Address::toString).forEach(to::add);
                 }
-                assertEquals(Set.of("ana@cs.test", "bob@cs.test", "data-eng@cs.test", "oncall@cs.test"), to);
+                assertEquals(Set.of("ana@cs.test", "bob@cs.test", "data-eng@cs.test", ImpactEstate.ONCALL), to);
                 String slack = receiver.hits("/slack").get(0).body().at("/blocks/2/text/text").asText();
                 assertTrue(slack.startsWith("5 impacted assets:\ntable mysql_prod.shop.public.customers"), slack);
                 assertTrue(slack.endsWith("… and 2 more impacted assets"), slack);
@@ -120,7 +110,7 @@ class ImpactIT {
 
                 List<String> jobs = new ArrayList<>();
                 receiver.hits("/api/v1/lineage").forEach(h -> jobs.add(h.body().at("/job/name").asText()));
-                assertEquals(List.of(ImpactFixture.PIPELINE, "mysql_prod.ingest_late"), jobs,
+                assertEquals(List.of(ImpactEstate.PIPELINE, "mysql_prod.ingest_late"), jobs,
                         "the untagged pipeline's failure was filtered out");
             }
         }

@@ -2,9 +2,9 @@ package io.changestream.alerts.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import io.changestream.alerts.destination.PlatformStandIn;
+import io.changestream.testkit.ImpactEstate;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.alerts.destination.lineage.ImpactRunFacet;
-import io.changestream.alerts.impact.ImpactFixture;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
 import io.changestream.testkit.Brokers;
@@ -59,7 +59,7 @@ public final class LineageLatencyBench {
         try (KafkaBroker broker = Brokers.start(Map.of()); PostgresDatabase pg = PostgresDatabase.start();
              PlatformStandIn platform = new PlatformStandIn(); Collector collector = new Collector()) {
             pg.executeResource("io/changestream/cdc/sql/postgres.sql");
-            ImpactFixture.estate(platform);
+            ImpactEstate.fill(platform);
             TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
             AlertTestSupport.provision(broker, catalog);
             Map<String, String> settings = AlertTestSupport.settings(broker, ns, "bench-lineage-alerts");

@@ -7,11 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
+import com.icegreen.greenmail.util.GreenMailUtil;
+import io.changestream.alerts.destination.lineage.ImpactRunFacet;
 import io.changestream.ops.subscriptions.SubscriptionsClient;
 import io.changestream.testkit.Brokers;
+import io.changestream.testkit.ImpactEstate;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
 import io.changestream.testkit.LoopbackHttpServer;
+import io.changestream.testkit.OpenLineageSchemas;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.topics.CatalogTopic;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.admin.TopicProvisioner;
@@ -21,10 +26,14 @@ import io.changestream.topics.model.PipelineState;
 import io.changestream.topics.model.TopicKeys;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
+import jakarta.mail.Address;
+import jakarta.mail.MessagingException;
 import jakarta.mail.internet.MimeMessage;
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,6 +41,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
@@ -40,9 +50,11 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.zip.GZIPInputStream;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.apache.kafka.clients.admin.Admin;
@@ -59,7 +71,11 @@ import org.junit.jupiter.api.io.TempDir;
  * classpath — against the shared test broker. One subscription per destination type (webhook signed the platform's
  * way and the Standard Webhooks way, Slack, MS Teams, Google Chat, e-mail, OpenLineage over HTTP and over Kafka),
  * one Scheduled digest and one grouped subscription; every receiver is real (local HTTP servers, GreenMail, a topic)
- * and gets checked for the wire format it expects. Each test's module classpath has every dependency the fat jar
+ * and gets checked for the wire format it expects. Failure impact (issue 28) through the jar: configured against the
+ * test kit's stand-in of the platform's lineage, entity and user APIs, a critical pipeline's failure reaches the
+ * collector as a RunEvent with the {@code changestream_impact} facet (valid against the spec and the facet's schema)
+ * and the owners of what it hurts by e-mail ({@code DownstreamOwners}); with the stand-in down the next one goes out
+ * on time, saying the impact is unknown. Each test's module classpath has every dependency the fat jar
  * may lack, so only this test sees a jar that dropped one (openlineage-java's YAML parser did).
  */
 class ShippedJarIT {
@@ -74,6 +90,12 @@ class ShippedJarIT {
     private static final String STANDARD_SECRET = "whsec_" + Base64.getEncoder().encodeToString(STANDARD_KEY);
     private static final Pattern STARTED = Pattern.compile("alert-consumer started: http://localhost:(\\d+)/");
     private static final int EVENTS = 3;
+    /** The critical (Tier1) pipeline that fails while the stand-in is down. */
+    private static final String LATE_PIPELINE = "mysql_prod.ingest_late";
+    /** Subjects of the table alerts to ops@cs.test. */
+    private static final Predicate<String> OPS_MAIL = subject -> subject.contains("svc.db.public.t");
+    private static final OpenLineageSchemas SCHEMAS = new OpenLineageSchemas(
+            Map.of(ImpactRunFacet.NAME, ImpactRunFacet.SCHEMA_URL));
 
     /** One HTTP request a receiver got. */
     record Hit(String path, Map<String, List<String>> headers, String body) {
@@ -95,11 +117,15 @@ class ShippedJarIT {
     private final LoopbackHttpServer receiver = LoopbackHttpServer.start(64, exchange -> {
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
+            if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
+                body = new GZIPInputStream(new ByteArrayInputStream(body)).readAllBytes();
+            }
             hits.add(new Hit(exchange.getRequestURI().getPath(), Map.copyOf(exchange.getRequestHeaders()),
                     new String(body, StandardCharsets.UTF_8)));
             exchange.sendResponseHeaders(200, -1);
         }
     });
+    private final PlatformStandIn platform = new PlatformStandIn();
     private Process service;
     private Path log;
 
@@ -112,6 +138,7 @@ class ShippedJarIT {
             }
         }
         receiver.close();
+        platform.close();
     }
 
     /** What each receiver holds so far, and the service's warnings: the message of a failed wait. */
@@ -128,6 +155,30 @@ class ShippedJarIT {
         return hits.stream().filter(h -> h.path().equals(path)).toList();
     }
 
+    /** The RunEvents the collector at {@code path} got for a job. */
+    private List<JsonNode> runEvents(String path, String job) {
+        return at(path).stream().map(Hit::json).filter(e -> job.equals(e.at("/job/name").asText())).toList();
+    }
+
+    /** The e-mails GreenMail holds (one per recipient) whose subject passes. */
+    private static List<MimeMessage> mails(Predicate<String> subject) {
+        return Arrays.stream(SMTP.getReceivedMessages()).filter(m -> {
+            try {
+                return subject.test(m.getSubject());
+            } catch (MessagingException e) {
+                throw new AssertionError(e);
+            }
+        }).toList();
+    }
+
+    private static Set<String> recipients(List<MimeMessage> mails) throws MessagingException {
+        Set<String> to = new java.util.TreeSet<>();
+        for (MimeMessage m : mails) {
+            Arrays.stream(m.getAllRecipients()).map(Address::toString).forEach(to::add);
+        }
+        return to;
+    }
+
     @Test
     void theShippedJarDeliversToEveryDestinationType(@TempDir Path dir) throws Exception {
         KafkaBroker broker = Brokers.shared();
@@ -139,6 +190,11 @@ class ShippedJarIT {
             new TopicProvisioner(admin).provision(catalog.all());
         }
         broker.createTopic(lineageTopic, 1);
+        // the platform as the stand-in answers it: the estate, the untagged pipeline the other subscriptions watch
+        // (critical-failures filters it out) and a second Tier1 pipeline that fails while the stand-in is down
+        ImpactEstate.fill(platform);
+        platform.ingestionPipeline("mysql_prod.ingest", "metadata", "databaseService", "mysql_prod");
+        platform.ingestionPipeline(LATE_PIPELINE, "metadata", "databaseService", "mysql_prod", "Tier.Tier1");
         int port = startService(dir, settings(broker, ns, lineageTopic));
         Map<String, String> subscriptionIds = applySubscriptions(dir.resolve("subscriptions"), port, lineageTopic);
 
@@ -157,9 +213,10 @@ class ShippedJarIT {
         }
         PipelineRunStatus succeeded = new PipelineRunStatus("mysql_prod.ingest", "run-ok", PipelineState.SUCCESS,
                 1_700_000_000_000L, 1_700_000_060_000L, System.currentTimeMillis());
-        for (PipelineRunStatus run : List.of(failed, succeeded)) {
-            records.add(new ProducerRecord<>(catalog.pipelineStatus().name(), run.key(),
-                    Serdes.pipelineRunStatus().toJson(run)));
+        PipelineRunStatus critical = new PipelineRunStatus(ImpactEstate.PIPELINE, "run-failed", PipelineState.FAILED,
+                1_700_000_000_000L, 1_700_000_060_000L, System.currentTimeMillis());
+        for (PipelineRunStatus run : List.of(failed, succeeded, critical)) {
+            records.add(runRecord(catalog, run));
         }
         KafkaTestClients.produce(broker, records);
         Set<String> ids = events.stream().map(ChangeEvent::id).collect(Collectors.toSet());
@@ -167,8 +224,10 @@ class ShippedJarIT {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
                 assertTrue(List.of("/om", "/standard", "/slack", "/teams", "/gchat").stream()
                         .allMatch(p -> at(p).size() >= EVENTS)
-                        && SMTP.getReceivedMessages().length >= EVENTS && !at("/lineage").isEmpty()
-                        && !at("/digest").isEmpty() && !at("/grouped").isEmpty(), received()));
+                        && mails(OPS_MAIL).size() >= EVENTS && !at("/lineage").isEmpty()
+                        && !at("/digest").isEmpty() && !at("/grouped").isEmpty()
+                        && mails(impactMail(ImpactEstate.PIPELINE)).size() >= 4
+                        && !runEvents("/impact", ImpactEstate.PIPELINE).isEmpty(), received()));
 
         // webhook, the platform's signature: X-OM-Signature is the hex HMAC-SHA256 of the body
         for (Hit hit : at("/om")) {
@@ -201,30 +260,32 @@ class ShippedJarIT {
                     hit.body());
         }
         // e-mail, through SMTP
-        MimeMessage[] mails = SMTP.getReceivedMessages();
-        assertEquals(EVENTS, mails.length);
+        List<MimeMessage> mails = mails(OPS_MAIL);
+        assertEquals(EVENTS, mails.size());
         for (MimeMessage m : mails) {
             assertEquals("ops@cs.test", m.getAllRecipients()[0].toString());
             assertTrue(m.getSubject().contains("svc.db.public.t"), m.getSubject());
         }
         // OpenLineage over HTTP: the failed run as a FAIL RunEvent; the successful one is outside its statuses
-        assertEquals(1, at("/lineage").size(), "only the failed run is sent: " + at("/lineage"));
-        JsonNode runEvent = at("/lineage").get(0).json();
+        assertEquals(1, runEvents("/lineage", "mysql_prod.ingest").size(), "only the failed run is sent: "
+                + at("/lineage"));
+        JsonNode runEvent = runEvents("/lineage", "mysql_prod.ingest").get(0);
         assertEquals("FAIL", runEvent.get("eventType").asText(), runEvent.toString());
         assertEquals("mysql_prod.ingest", runEvent.at("/job/name").asText(), runEvent.toString());
         // OpenLineage over Kafka (the default statuses: both runs) on the allowlisted topic, keyed by job
-        List<ConsumerRecord<String, String>> lineage = KafkaTestClients.consume(broker, lineageTopic, 2,
+        List<ConsumerRecord<String, String>> lineage = KafkaTestClients.consume(broker, lineageTopic, 3,
                 Duration.ofSeconds(30));
         Set<String> types = new java.util.TreeSet<>();
         for (ConsumerRecord<String, String> r : lineage) {
-            assertEquals("openmetadata/mysql_prod.ingest", r.key());
-            types.add(Json.mapper().readTree(r.value()).get("eventType").asText());
+            if (r.key().equals("openmetadata/mysql_prod.ingest")) {
+                types.add(Json.mapper().readTree(r.value()).get("eventType").asText());
+            }
         }
         assertEquals(Set.of("COMPLETE", "FAIL"), types);
-        // /status counts what happened (issue 23): the unsent run is skipped, not delivered
+        // /status counts what happened (issue 23): the unsent run is skipped, not delivered (both failures are)
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             JsonNode d = status(port, subscriptionIds.get("lineage-http")).at("/destinations/0");
-            assertEquals(1, d.path("delivered").asLong(), d.toString());
+            assertEquals(2, d.path("delivered").asLong(), d.toString());
             assertEquals(1, d.path("skipped").asLong(), d.toString());
         });
         // the Scheduled digest: one webhook message listing the window's events
@@ -236,6 +297,71 @@ class ShippedJarIT {
         // grouped: one Slack message for the entityType=table group
         assertEquals(List.of("grouped [entityType=table]: " + EVENTS + " changes"), at("/grouped").stream()
                 .map(h -> h.json().get("text").asText()).toList());
+
+        assertImpact(broker, catalog);
+    }
+
+    /**
+     * Failure impact through the jar (issue 28): what a user of the critical-failures subscription sees of the
+     * Tier1 pipeline's failure, then of another one's while the platform is down.
+     */
+    private void assertImpact(KafkaBroker broker, TopicCatalog catalog) throws Exception {
+        // the collector: a FAIL RunEvent whose outputs are the pipeline's tables and whose impact facet names the
+        // downstream assets and their owners; valid against the OpenLineage spec and the facet's schema
+        JsonNode event = runEvents("/impact", ImpactEstate.PIPELINE).get(0);
+        assertEquals(List.of(), SCHEMAS.violations(event), event.toString());
+        assertEquals("FAIL", event.get("eventType").asText(), event.toString());
+        assertEquals("mysql_prod.shop.public.customers", event.at("/outputs/0/name").asText(), event.toString());
+        JsonNode impact = event.at("/run/facets/" + ImpactRunFacet.NAME);
+        assertEquals("resolved", impact.path("status").asText(), impact.toString());
+        assertEquals(5, impact.path("total").asInt(), impact.toString());
+        Map<String, String> owners = new java.util.TreeMap<>();
+        impact.path("assets").forEach(a -> owners.put(a.path("fullyQualifiedName").asText(),
+                a.path("owners").findValuesAsText("name").toString()));
+        assertEquals(Map.of("mysql_prod.shop.public.orders", "[ana]", "mysql_prod.shop.public.customers", "[bob]",
+                "warehouse.dw.sales.daily_orders", "[data-eng]", "superset.revenue", "[bob]", "ml.churn", "[ana]"),
+                owners, impact.toString());
+        // DownstreamOwners by e-mail: the owners of what it hurts and the listed receiver, the assets listed
+        List<MimeMessage> toOwners = mails(impactMail(ImpactEstate.PIPELINE));
+        Set<String> expected = new java.util.TreeSet<>(ImpactEstate.OWNER_EMAILS);
+        expected.add(ImpactEstate.ONCALL);
+        assertEquals(expected, recipients(toOwners));
+        assertTrue(toOwners.get(0).getSubject().endsWith("— 5 impacted assets"), toOwners.get(0).getSubject());
+        String body = GreenMailUtil.getWholeMessage(toOwners.get(0));
+        for (String asset : owners.keySet()) {
+            assertTrue(body.contains(asset), asset + " is not listed: " + body);
+        }
+        // the untagged pipeline's failure is not a critical one
+        assertEquals(List.of(), runEvents("/impact", "mysql_prod.ingest"), "filterByTag let it through");
+
+        // the platform down: the next critical failure goes out at once, without impact, and says so
+        platform.unavailable(true);
+        long sent = System.nanoTime();
+        KafkaTestClients.produce(broker, List.of(runRecord(catalog, new PipelineRunStatus(LATE_PIPELINE, "run-1",
+                PipelineState.FAILED, 1_700_000_000_000L, 1_700_000_060_000L, System.currentTimeMillis()))));
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> assertTrue(
+                !mails(impactMail(LATE_PIPELINE)).isEmpty(), received()));
+        long took = Duration.ofNanos(System.nanoTime() - sent).toMillis();
+        assertTrue(took < 3000, "the platform down held the alert back " + took + " ms");
+        List<MimeMessage> late = mails(impactMail(LATE_PIPELINE));
+        assertEquals(Set.of(ImpactEstate.ONCALL), recipients(late));
+        assertTrue(late.get(0).getSubject().endsWith("— impact unknown"), late.get(0).getSubject());
+        String lateBody = GreenMailUtil.getWholeMessage(late.get(0));
+        assertTrue(lateBody.contains("Downstream impact unknown: platform API answered 503"), lateBody);
+        await().atMost(Duration.ofSeconds(20)).until(() -> !runEvents("/impact", LATE_PIPELINE).isEmpty());
+        JsonNode unknown = runEvents("/impact", LATE_PIPELINE).get(0);
+        assertEquals(List.of(), SCHEMAS.violations(unknown), unknown.toString());
+        assertEquals("unavailable", unknown.at("/run/facets/" + ImpactRunFacet.NAME + "/status").asText(),
+                unknown.toString());
+    }
+
+    /** Subjects of the critical-failures subscription's mail about a pipeline's failed run. */
+    private static Predicate<String> impactMail(String pipeline) {
+        return subject -> subject.startsWith("[critical-failures] ") && subject.contains(pipeline + " —");
+    }
+
+    private static ProducerRecord<String, String> runRecord(TopicCatalog catalog, PipelineRunStatus run) {
+        return new ProducerRecord<>(catalog.pipelineStatus().name(), run.key(), Serdes.pipelineRunStatus().toJson(run));
     }
 
     private static byte[] hmac(byte[] key, String content) throws GeneralSecurityException {
@@ -244,7 +370,7 @@ class ShippedJarIT {
         return mac.doFinal(content.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String settings(KafkaBroker broker, String ns, String lineageTopic) {
+    private String settings(KafkaBroker broker, String ns, String lineageTopic) {
         return String.join("\n",
                 "kafka.bootstrap.servers=" + broker.bootstrapServers(),
                 "topics.namespace=" + ns,
@@ -264,6 +390,9 @@ class ShippedJarIT {
                 "smtp.from=alerts@cs.test",
                 "digest.tick=PT0.2S",
                 "runtime.commitInterval=200",
+                "destinations.platformUrl=" + platform.url(),
+                "destinations.platform.bearerToken=" + PlatformStandIn.TOKEN,
+                "impact.timeout=PT1S",
                 "");
     }
 
@@ -286,7 +415,13 @@ class ShippedJarIT {
         while ((line = out.readLine()) != null && System.nanoTime() < deadline) {
             Matcher m = STARTED.matcher(line);
             if (m.find()) {
-                Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "shipped-jar-stdout");
+                Thread drain = new Thread(() -> {
+                    try {
+                        out.lines().forEach(l -> { });
+                    } catch (UncheckedIOException closed) {
+                        // the service stopped: nothing more to read
+                    }
+                }, "shipped-jar-stdout");
                 drain.setDaemon(true);
                 drain.start();
                 return Integer.parseInt(m.group(1));
@@ -315,9 +450,10 @@ class ShippedJarIT {
                         + "\"cronExpression\": \"0/2 * * * * ?\"}"));
         write(dir, "grouped", table("grouped", webhook("Slack", "/grouped", "")).replace("\"provider\": \"user\"",
                 "\"provider\": \"user\", \"grouping\": {\"groupBy\": [\"entityType\"], \"groupWait\": \"3s\"}"));
+        write(dir, "critical-failures", ImpactEstate.criticalFailures(receiver.url("/impact").toString()));
         List<SubscriptionsClient.Applied> applied = new SubscriptionsClient(URI.create("http://127.0.0.1:" + port),
                 TOKEN, Duration.ofSeconds(20)).apply(SubscriptionsClient.files(dir));
-        assertEquals(10, applied.size(), applied.toString());
+        assertEquals(11, applied.size(), applied.toString());
         return applied.stream().collect(Collectors.toMap(SubscriptionsClient.Applied::name,
                 SubscriptionsClient.Applied::id));
     }

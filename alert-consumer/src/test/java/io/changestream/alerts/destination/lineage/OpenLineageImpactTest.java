@@ -10,7 +10,8 @@ import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.HttpSender;
 import io.changestream.alerts.destination.HttpSettings;
-import io.changestream.alerts.destination.PlatformStandIn;
+import io.changestream.testkit.ImpactEstate;
+import io.changestream.testkit.PlatformStandIn;
 import io.changestream.alerts.impact.ImpactFixture;
 import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.alerts.impact.ImpactSettings;
@@ -48,7 +49,7 @@ class OpenLineageImpactTest {
 
     @BeforeEach
     void start() throws IOException {
-        ImpactFixture.estate(platform);
+        ImpactEstate.fill(platform);
         collector = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 16);
         collector.createContext("/", exchange -> {
             received.add(Json.mapper().readTree(exchange.getRequestBody().readAllBytes()));
@@ -78,7 +79,7 @@ class OpenLineageImpactTest {
                 SubscriptionType.OPEN_LINEAGE, Json.mapper().readTree("{\"endpoint\":\"http://127.0.0.1:"
                 + collector.getAddress().getPort() + "/api/v1/lineage\"" + extraConfig + "}"));
         EventSubscription sub = EventSubscription.builder("s1", "lineage").destinations(List.of(d)).build();
-        return DeliveryRequest.ofRun(sub, d, new PipelineRunStatus(ImpactFixture.PIPELINE, "run-9", state,
+        return DeliveryRequest.ofRun(sub, d, new PipelineRunStatus(ImpactEstate.PIPELINE, "run-9", state,
                 1_700_000_000_000L, 1_700_000_060_000L, 1_699_999_990_000L), 1);
     }
 

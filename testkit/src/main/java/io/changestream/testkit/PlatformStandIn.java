@@ -1,17 +1,17 @@
-package io.changestream.alerts.destination;
+package io.changestream.testkit;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.changestream.topics.serde.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
-import java.time.Duration;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,12 +39,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       ({@code EntityLineage}: {@code entity}, {@code nodes}, {@code upstreamEdges}, {@code downstreamEdges} of
  *       {@code {fromEntity, toEntity}} ids, as deep as asked), 404 for an unknown entity.</li>
  * </ul>
- * Requires the bearer token (401 without). {@link #unavailable(boolean)} makes it answer 503 to everything,
+ * Requires the bearer token (401 without). Shared by the alert service's tests and the shipped jar's (ops), which
+ * is why it lives in the test kit: plain Jackson, nothing of ours.
+ * {@link #unavailable(boolean)} makes it answer 503 to everything,
  * {@link #latency(Duration)} answer every request after a delay.
  */
 public final class PlatformStandIn implements AutoCloseable {
 
     public static final String TOKEN = "platform-bot-jwt-0123456789";
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final HttpServer server;
     private final Map<String, ObjectNode> users = new ConcurrentHashMap<>();
@@ -76,7 +80,7 @@ public final class PlatformStandIn implements AutoCloseable {
     /** Adds a user; returns its id. */
     public String user(String name, String email, boolean admin) {
         String id = java.util.UUID.nameUUIDFromBytes(("user-" + name).getBytes()).toString();
-        ObjectNode user = Json.mapper().createObjectNode().put("id", id).put("name", name)
+        ObjectNode user = MAPPER.createObjectNode().put("id", id).put("name", name)
                 .put("fullyQualifiedName", name).put("email", email).put("isAdmin", admin).put("deleted", false);
         users.put(id, user);
         return id;
@@ -85,7 +89,7 @@ public final class PlatformStandIn implements AutoCloseable {
     /** Adds a team with its own e-mail; returns its id. */
     public String team(String name, String email) {
         String id = java.util.UUID.nameUUIDFromBytes(("team-" + name).getBytes()).toString();
-        ObjectNode team = Json.mapper().createObjectNode().put("id", id).put("name", name)
+        ObjectNode team = MAPPER.createObjectNode().put("id", id).put("name", name)
                 .put("fullyQualifiedName", name).put("teamType", "Group").put("deleted", false);
         if (email != null) {
             team.put("email", email);
@@ -160,7 +164,7 @@ public final class PlatformStandIn implements AutoCloseable {
 
     private ObjectNode entity(String fqn, String name, List<String> owners, List<String> tags) {
         String id = java.util.UUID.nameUUIDFromBytes(("asset-" + fqn).getBytes()).toString();
-        ObjectNode e = Json.mapper().createObjectNode().put("id", id).put("name", name)
+        ObjectNode e = MAPPER.createObjectNode().put("id", id).put("name", name)
                 .put("fullyQualifiedName", fqn).put("deleted", false);
         ArrayNode ownerRefs = e.putArray("owners");
         for (String owner : owners) {
@@ -189,7 +193,7 @@ public final class PlatformStandIn implements AutoCloseable {
     }
 
     private static ObjectNode reference(ObjectNode entity) {
-        return Json.mapper().createObjectNode().put("id", entity.get("id").asText())
+        return MAPPER.createObjectNode().put("id", entity.get("id").asText())
                 .put("type", entity.path("entityType").asText("table")).put("name", entity.get("name").asText())
                 .put("fullyQualifiedName", entity.get("fullyQualifiedName").asText());
     }
@@ -286,7 +290,7 @@ public final class PlatformStandIn implements AutoCloseable {
                         || query.get("database").equals(e.path("database").path("fullyQualifiedName").asText(null)))
                 .sorted((a, b) -> a.get("fullyQualifiedName").asText().compareTo(b.get("fullyQualifiedName").asText()))
                 .toList();
-        ObjectNode page = Json.mapper().createObjectNode();
+        ObjectNode page = MAPPER.createObjectNode();
         ArrayNode data = page.putArray("data");
         all.subList(0, Math.min(limit, all.size())).forEach(data::add);
         ObjectNode paging = page.putObject("paging").put("total", all.size());
@@ -305,7 +309,7 @@ public final class PlatformStandIn implements AutoCloseable {
         }
         Map<String, ObjectNode> byId = new java.util.HashMap<>();
         assets.values().forEach(a -> byId.put(a.get("id").asText(), a));
-        ObjectNode answer = Json.mapper().createObjectNode();
+        ObjectNode answer = MAPPER.createObjectNode();
         answer.set("entity", reference(root));
         ArrayNode nodes = answer.putArray("nodes");
         answer.putArray("upstreamEdges");
@@ -338,7 +342,7 @@ public final class PlatformStandIn implements AutoCloseable {
         int from = query.containsKey("after") ? Integer.parseInt(new String(java.util.Base64.getDecoder()
                 .decode(query.get("after")), StandardCharsets.UTF_8)) : 0;
         int to = Math.min(all.size(), from + limit);
-        ObjectNode page = Json.mapper().createObjectNode();
+        ObjectNode page = MAPPER.createObjectNode();
         ArrayNode data = page.putArray("data");
         all.subList(from, to).forEach(data::add);
         ObjectNode paging = page.putObject("paging").put("total", all.size());
@@ -362,7 +366,7 @@ public final class PlatformStandIn implements AutoCloseable {
     }
 
     private static String error(int code, String message) {
-        return Json.mapper().createObjectNode().put("code", code).put("message", message).toString();
+        return MAPPER.createObjectNode().put("code", code).put("message", message).toString();
     }
 
     private static void reply(HttpExchange exchange, int status, String body) throws IOException {
