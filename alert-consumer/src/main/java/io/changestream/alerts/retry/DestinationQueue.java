@@ -137,13 +137,22 @@ final class DestinationQueue {
      * unsettled record (a record without an order key only as the head, alone).
      */
     synchronized List<Held> claim(long now, int max) {
+        return claim(now, max, 0);
+    }
+
+    /**
+     * As {@link #claim(long, int)}, where {@code settledAbove} offsets of the destination are published as settled
+     * above its drained progress on this partition (by this queue or an earlier owner's): while they and the running
+     * tries reach {@link DestinationStates#MAX_SETTLED_ABOVE}, only the first unsettled record starts.
+     */
+    synchronized List<Held> claim(long now, int max, int settledAbove) {
         if (released || dueAt > now || running >= max || held.isEmpty()) {
             return List.of();
         }
         List<Held> out = new ArrayList<>(Math.min(4, max - running));
         Set<String> blocked = new HashSet<>();
         // the offsets settled behind an unsettled one are published whole: past the bound only the first may go
-        boolean onlyFirst = held.size() - unsettled >= DestinationStates.MAX_SETTLED_ABOVE;
+        int known = Math.max(held.size() - unsettled, settledAbove);
         boolean first = true;
         int seen = 0;
         for (Held h : held) {
@@ -160,7 +169,7 @@ final class DestinationQueue {
                 }
                 break; // nothing after it starts before it settled
             }
-            if (onlyFirst && !first) {
+            if (!first && known + running >= DestinationStates.MAX_SETTLED_ABOVE) {
                 break;
             }
             first = false;

@@ -48,11 +48,16 @@ final class DestinationStates implements AutoCloseable {
     private static final String ATTEMPT = "attempt";
 
     /**
-     * Offsets settled above a destination's drained progress kept per partition: the retry path starts no record of
-     * the destination while this many settled ones wait behind an unsettled one ({@link DestinationQueue#claim}), so
-     * a progress record stays small; a new owner sends again only what fell out of a larger set (never loses it).
+     * Offsets settled above a destination's drained progress per partition: the retry path starts nothing but the
+     * first unsettled record of the destination while this many are known settled above it (with its running tries,
+     * {@link DestinationQueue#claim}), so a progress record stays small.
      */
     static final int MAX_SETTLED_ABOVE = 256;
+    /**
+     * What a merge keeps at most (writers that raced past the claim bound): past it the highest offsets fall out and
+     * are sent once more by a new owner, never lost.
+     */
+    static final int MAX_SETTLED_ABOVE_KEPT = 4 * MAX_SETTLED_ABOVE;
 
     /**
      * How far the retry path got with a destination on one {@code alert-retry} partition; {@code -1}: none.
@@ -60,7 +65,7 @@ final class DestinationStates implements AutoCloseable {
      * @param handedOff    the highest offset handed off for it there
      * @param drained      the highest offset settled for it there (per key order, every earlier one of it too)
      * @param settledAbove offsets above {@code drained} settled out of order (ascending, at most
-     *                     {@value #MAX_SETTLED_ABOVE}): a new owner skips them too, so records tried concurrently
+     *                     {@value #MAX_SETTLED_ABOVE_KEPT}): a new owner skips them too, so records tried concurrently
      *                     are not sent again after a rebalance (decision 2104)
      */
     record Progress(long handedOff, long drained, List<Long> settledAbove) {
@@ -81,7 +86,7 @@ final class DestinationStates implements AutoCloseable {
                     }
                 }
             }
-            while (union.size() > MAX_SETTLED_ABOVE) {
+            while (union.size() > MAX_SETTLED_ABOVE_KEPT) {
                 union.pollLast(); // sent again by a new owner, with the same Idempotency-Key: never lost
             }
             return new Progress(Math.max(handedOff, in), d, List.copyOf(union));

@@ -280,7 +280,8 @@ final class RetryLoop implements AutoCloseable {
         if (closed) {
             return false;
         }
-        List<DestinationQueue.Held> due = q.claim(now, settings.maxConcurrentPerDestination());
+        List<DestinationQueue.Held> due = q.claim(now, settings.maxConcurrentPerDestination(),
+                states.of(q.destination()).on(q.partition().partition()).settledAbove().size());
         for (DestinationQueue.Held h : due) {
             workers.execute(() -> attempt(q, h));
         }
@@ -445,6 +446,9 @@ final class RetryLoop implements AutoCloseable {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             release(partitions);
+            // what settled above the first unsettled record moves no commit, so commit() may not publish it: the
+            // next owner must read it before it starts (decision 2104)
+            states.publishNow();
             commit(partitions);
             forget(partitions);
         }
@@ -530,6 +534,7 @@ final class RetryLoop implements AutoCloseable {
     private void shutdown() {
         try {
             release(owned.keySet());
+            states.publishNow();
             commit(owned.keySet());
         } catch (RuntimeException e) {
             LOG.warn("retry offsets not committed at close: {}", e.toString());

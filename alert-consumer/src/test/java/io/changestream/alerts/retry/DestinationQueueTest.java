@@ -88,14 +88,25 @@ class DestinationQueueTest {
         }
         DestinationQueue.Held head = q.claim(0, 1).get(0);
         assertEquals(0, head.offset());
-        for (int i = 0; i < bound; i++) {
+        for (int i = 0; i < bound - 1; i++) { // the running head counts: at most bound - 1 settle above it
             List<DestinationQueue.Held> next = q.claim(0, 2);
             assertEquals(1, next.size(), "one slot beside the hanging head");
             assertEquals(-1, q.finished(next.get(0), true, 0, null), "settled above the head");
         }
         q.finished(head, false, 0, "timeout"); // the head did not settle: it may start again at once
         assertEquals(List.of(0L), offsets(q.claim(0, 8)),
-                bound + " settled above the first unsettled one: nothing else starts before it settles");
+                (bound - 1) + " settled above the first unsettled one: nothing else starts before it settles");
+    }
+
+    @Test
+    void offsetsAnEarlierOwnerSettledAboveCountTowardsTheBound() {
+        DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 0), "d");
+        for (long o = 0; o < 10; o++) {
+            q.offer(o, record(o), 1_000, true);
+        }
+        int bound = DestinationStates.MAX_SETTLED_ABOVE;
+        assertEquals(List.of(0L, 1L), offsets(q.claim(0, 8, bound - 2)), "room for two beside what is published");
+        assertEquals(List.of(), q.claim(0, 8, bound - 2), "the head runs: nothing else starts");
     }
 
     @Test

@@ -40,11 +40,11 @@ class DestinationStatesProgressTest {
 
     @Test
     void theSetIsBoundedAndWhatFallsOutIsOnlySentAgainNeverSkipped() {
-        List<Long> many = LongStream.rangeClosed(1, DestinationStates.MAX_SETTLED_ABOVE + 10).boxed().toList();
+        List<Long> many = LongStream.rangeClosed(1, DestinationStates.MAX_SETTLED_ABOVE_KEPT + 10).boxed().toList();
         DestinationStates.Progress p = DestinationStates.Progress.NONE.max(-1, -1, many);
-        assertEquals(DestinationStates.MAX_SETTLED_ABOVE, p.settledAbove().size());
+        assertEquals(DestinationStates.MAX_SETTLED_ABOVE_KEPT, p.settledAbove().size());
         assertTrue(p.settled(1));
-        assertFalse(p.settled(DestinationStates.MAX_SETTLED_ABOVE + 10), "the highest fall out: sent once more");
+        assertFalse(p.settled(DestinationStates.MAX_SETTLED_ABOVE_KEPT + 10), "the highest fall out: sent once more");
         assertFalse(p.settled(0), "never settled");
     }
 }
