@@ -140,7 +140,7 @@ final class RetryProcessor {
      * goes out through {@link DestinationRegistry#deliverAsync}, and what its result means (settle, dead-letter,
      * suspend, wait) is worked out on {@code after} (the loop's workers), so a hanging receiver holds no thread,
      * only its own destination's queue. The stage fails with a {@link RetriableException} when a ledger, DLQ or
-     * state write was not acked (the loop tries again later).
+     * state write was not acked (the loop tries again later). Cancelling the stage aborts the send.
      */
     CompletableFuture<Step> attempt(TopicPartition tp, long offset, RetryRecord r, Progress p, Executor after) {
         long now = clock.millis();
@@ -177,13 +177,20 @@ final class RetryProcessor {
             destinations.resume(request); // a receiver's Retry-After pause ends with the resume
         }
         Target t = target.get();
-        return destinations.deliverAsync(request, Patience.WAIT).handleAsync((result, error) -> {
+        CompletableFuture<DeliveryResult> send = destinations.deliverAsync(request, Patience.WAIT);
+        CompletableFuture<Step> step = send.handleAsync((result, error) -> {
             if (error != null) {
                 throw new RetriableException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
                         error);
             }
             return outcome(tp, offset, r, p, t, attempt, result);
         }, after);
+        step.whenComplete((s, e) -> {
+            if (step.isCancelled()) {
+                send.cancel(true); // a cancelled try reaches the wire: the HTTP exchange is aborted
+            }
+        });
+        return step;
     }
 
     /**
