@@ -212,7 +212,7 @@ public final class DigestDelivery {
             return DeliveryResult.retry(null, "receivers unknown: " + e.getMessage());
         }
         if (to.isEmpty()) {
-            return DeliveryResult.delivered();
+            return DeliveryResult.skipped("the destination's receivers and roles select nobody for this digest");
         }
         ChangeMessage m = summary(digest);
         return email.send(List.copyOf(to), "[" + digest.subscription().name() + "] " + digest.title(),

@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The sending side of the digest flusher (decision 1310, issue 21 item 6): it sends a sealed window in rounds — each
  * round starts one send per destination group not yet done through {@link DigestSender} and returns at once — and
- * applies the results when the flusher thread collects them: a {@code SENT} marker per group, a dead letter for a
- * permanent failure or exhausted {@code retries}, the wait before the next round, and the ledger record once every
- * group is done. Also writes the flusher's markers (acked). Flusher thread only.
+ * applies the results when the flusher thread collects them: a {@code SENT} marker per group (a group settled
+ * without sending — e-mail roles that select nobody — first gets a {@code SKIPPED} group record in the ledger, so
+ * {@code /status} counts it as skipped, decision 2301), a dead letter for a permanent failure or exhausted
+ * {@code retries}, the wait before the next round, and the ledger record once every group is done. Also writes the flusher's markers (acked). Flusher thread only.
  *
  * <p>Meters: {@code changestream_alert_digest_messages_total{outcome}}.
  */
@@ -181,7 +182,14 @@ final class DigestRounds {
                     sub.retries(), Duration.ZERO, Duration.ZERO, false, Duration.ZERO));
             try {
                 switch (decision.action()) {
-                    case DONE -> sent(state, w, group.key(), DeliveryRecord.DELIVERED);
+                    case DONE -> {
+                        if (result.isSkipped()) { // settled without sending: /status counts it as skipped (issue 23)
+                            ledger.recordGroup(state.tp, w.lastOffset, w.subscriptionId, w.flushId, group.key(),
+                                    DeliveryRecord.SKIPPED);
+                        }
+                        sent(state, w, group.key(), result.isSkipped() ? DeliveryRecord.SKIPPED
+                                : DeliveryRecord.DELIVERED);
+                    }
                     case DEAD_LETTER, SUSPEND, PARK -> deadLetter(state, w, sub, group, decision.reason());
                     case RETRY_INLINE -> {
                         w.roundRetry = true;

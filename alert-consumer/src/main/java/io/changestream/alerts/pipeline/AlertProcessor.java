@@ -694,8 +694,16 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     }
 
     /**
+     * The service stops within {@code timeout} ({@code runtime.closeTimeout}): the releases of its stop wait no
+     * longer than that for running deliveries, then cancel them. Any thread, before the runtime is closed.
+     */
+    public void stopWithin(Duration timeout) {
+        releases.stopWithin(timeout);
+    }
+
+    /**
      * Stops starting deliveries of the released partitions' events, waits (bounded by
-     * {@link PipelineSettings#releaseTimeout()}) for the ones running and cancels what still runs; then drops their
+     * {@link PipelineSettings#releaseTimeout()}, and by a stop's deadline) for the ones running and cancels what still runs; then drops their
      * progress. Consumer thread, before the ledger forgets the partitions' windows.
      */
     @Override

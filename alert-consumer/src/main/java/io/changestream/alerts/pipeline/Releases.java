@@ -19,10 +19,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Which events of which partition are being delivered, so that a release never hands a partition over while one of
  * its events is mid-delivery: {@link #release} marks the partitions released (no new delivery starts, see
- * {@link Call#requireOwned}), waits up to the release timeout for the running calls and cancels the requests of
- * those still running (an HTTP request is aborted; the pair is retried by the next owner). Lane threads call
- * {@link #enter}; a call ends when its event's stage completes ({@link Call#closeWhen}), on any thread; the consumer
- * thread calls {@link #release}. Meter: {@code changestream_alert_release_cancelled_total}.
+ * {@link Call#requireOwned}), waits up to the release timeout (or a stop's deadline, {@link #stopWithin}) for the
+ * running calls and cancels the requests of those still running (an HTTP request is aborted; the pair is retried by
+ * the next owner). Lane threads call {@link #enter}; a call ends when its event's stage completes
+ * ({@link Call#closeWhen}), on any thread; the consumer thread calls {@link #release}. Meter:
+ * {@code changestream_alert_release_cancelled_total}.
  */
 final class Releases {
 
@@ -33,6 +34,8 @@ final class Releases {
     private final Clock clock;
     private final Counter cancelled;
     private final Map<TopicPartition, Calls> partitions = new ConcurrentHashMap<>();
+    /** Epoch ms on {@link #clock} by which a stop must be done (no release waits past it); MAX_VALUE: none. */
+    private volatile long stopDeadline = Long.MAX_VALUE;
 
     Releases(Duration timeout, Clock clock, MeterRegistry meters) {
         this.timeout = timeout;
@@ -92,6 +95,11 @@ final class Releases {
         }
     }
 
+    /** The service stops within {@code timeout}: no later release waits past it. Any thread. */
+    void stopWithin(Duration timeout) {
+        stopDeadline = clock.millis() + timeout.toMillis();
+    }
+
     Call enter(TopicPartition tp) {
         Calls calls = partitions.computeIfAbsent(tp, k -> new Calls());
         Call call = new Call(calls);
@@ -103,14 +111,15 @@ final class Releases {
     void release(Collection<TopicPartition> released) {
         List<Calls> gone = released.stream().map(partitions::remove).filter(c -> c != null).toList();
         gone.forEach(c -> c.released = true);
-        long deadline = clock.millis() + timeout.toMillis();
+        long start = clock.millis();
+        long deadline = Math.min(start + timeout.toMillis(), stopDeadline);
         while (gone.stream().anyMatch(c -> !c.running.isEmpty())) {
             if (clock.millis() >= deadline) {
                 int n = gone.stream().flatMap(c -> List.copyOf(c.running).stream()).mapToInt(Call::cancel).sum();
                 cancelled.increment(n);
-                LOG.warn("deliveries of released partitions {} still running after {} (pipeline.releaseTimeout): "
-                        + "{} cancelled; the next owner may send them again (same Idempotency-Key)", released,
-                        timeout, n);
+                LOG.warn("deliveries of released partitions {} still running after {} ms ({}): {} cancelled; the "
+                        + "next owner may send them again (same Idempotency-Key)", released, clock.millis() - start,
+                        deadline == stopDeadline ? "the stop's runtime.closeTimeout" : "pipeline.releaseTimeout", n);
                 return;
             }
             LockSupport.parkNanos(STEP_NANOS);

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -65,6 +67,8 @@ final class DestinationQueue {
     private long dueAt;
     private String reason;
     private volatile boolean released;
+    /** The tries running now, cancellable by a release until they end. */
+    private final Set<CompletableFuture<?>> tries = ConcurrentHashMap.newKeySet();
 
     DestinationQueue(TopicPartition partition, String destination) {
         this.partition = partition;
@@ -245,5 +249,22 @@ final class DestinationQueue {
 
     boolean released() {
         return released;
+    }
+
+    /** Keeps a running try cancellable by {@link #cancelRunning} until it ends. */
+    void track(CompletableFuture<?> step) {
+        tries.add(step);
+        step.whenComplete((s, e) -> tries.remove(step));
+    }
+
+    /** Cancels the tries still running (a cancelled try aborts its send); returns how many. */
+    int cancelRunning() {
+        int n = 0;
+        for (CompletableFuture<?> step : List.copyOf(tries)) {
+            if (step.cancel(true)) {
+                n++;
+            }
+        }
+        return n;
     }
 }

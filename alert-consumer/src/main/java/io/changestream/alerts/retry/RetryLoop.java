@@ -73,6 +73,8 @@ final class RetryLoop implements AutoCloseable {
     private final AtomicInteger held = new AtomicInteger();
     private final Counter leftOnTopic;
     private volatile boolean closed;
+    /** When a {@link #close(Duration)} must be done, System.nanoTime(); set before {@link #closed}. */
+    private volatile long closeDeadlineNanos;
     private volatile boolean live = true;
     private long lastCommit;
     /** The partition the group-less reader is on, and the offset it returns next (loop thread). */
@@ -304,9 +306,10 @@ final class RetryLoop implements AutoCloseable {
         } catch (RuntimeException e) {
             step = CompletableFuture.failedFuture(e);
         }
+        q.track(step);
         step.whenComplete((s, error) -> {
-            if (error != null && closed) {
-                q.finished(h, false, 0, null); // closing: the next owner tries it
+            if (error != null && (closed || q.released())) {
+                q.finished(h, false, 0, null); // closing or released (a cancelled try): the next owner tries it
                 return;
             }
             RetryProcessor.Step next;
@@ -406,6 +409,14 @@ final class RetryLoop implements AutoCloseable {
 
     /** Stops new tries of the partitions and waits (bounded) for the running ones. */
     private void release(Collection<TopicPartition> partitions) {
+        release(partitions, System.nanoTime() + settings.stateCatchUp().toNanos());
+    }
+
+    /**
+     * Starts no new try of the partitions' records, waits until {@code deadlineNanos} for the running ones and
+     * cancels what still runs (its send is aborted, the record stays unsettled: the next owner tries it).
+     */
+    private void release(Collection<TopicPartition> partitions, long deadlineNanos) {
         List<DestinationQueue> released = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             Owned o = owned.get(tp);
@@ -416,9 +427,13 @@ final class RetryLoop implements AutoCloseable {
                 });
             }
         }
-        long deadline = System.nanoTime() + settings.stateCatchUp().toNanos();
-        while (released.stream().anyMatch(q -> q.running() > 0) && System.nanoTime() < deadline) {
+        while (released.stream().anyMatch(q -> q.running() > 0) && System.nanoTime() < deadlineNanos) {
             LockSupport.parkNanos(5_000_000);
+        }
+        int cancelled = released.stream().mapToInt(DestinationQueue::cancelRunning).sum();
+        if (cancelled > 0) {
+            LOG.info("retry path released {}: {} tries still running cancelled; the next owner tries them again",
+                    partitions, cancelled);
         }
     }
 
@@ -516,16 +531,25 @@ final class RetryLoop implements AutoCloseable {
                 keys, count, held.get());
     }
 
-    /** Stops the loop: running tries finish (bounded by {@code retry.stateCatchUp}), progress and offsets go out. */
+    /** {@link #close(Duration)} within {@code retry.stateCatchUp}. */
     @Override
     public void close() {
+        close(settings.stateCatchUp());
+    }
+
+    /**
+     * Stops the loop: running tries get until {@code timeout} to finish, the rest are cancelled (their sends aborted;
+     * the next owner tries them), progress and offsets go out. Idempotent.
+     */
+    void close(Duration timeout) {
         if (closed) {
             return;
         }
+        closeDeadlineNanos = System.nanoTime() + timeout.toNanos();
         closed = true;
         consumer.wakeup();
         try {
-            thread.join(settings.stateCatchUp().toMillis() + 5_000);
+            thread.join(timeout.toMillis() + 5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -533,7 +557,8 @@ final class RetryLoop implements AutoCloseable {
 
     private void shutdown() {
         try {
-            release(owned.keySet());
+            release(owned.keySet(), closed ? closeDeadlineNanos
+                    : System.nanoTime() + settings.stateCatchUp().toNanos());
             states.publishNow();
             commit(owned.keySet());
         } catch (RuntimeException e) {

@@ -142,7 +142,7 @@ final class RetryProcessor {
      * goes out through {@link DestinationRegistry#deliverAsync}, and what its result means (settle, dead-letter,
      * suspend, wait) is worked out on {@code after} (the loop's workers), so a hanging receiver holds no thread,
      * only its own destination's queue. The stage fails with a {@link RetriableException} when a ledger, DLQ or
-     * state write was not acked (the loop tries again later).
+     * state write was not acked (the loop tries again later). Cancelling the stage aborts the send.
      */
     CompletableFuture<Step> attempt(TopicPartition tp, long offset, RetryRecord r, Progress p, Executor after) {
         long now = clock.millis();
@@ -188,7 +188,8 @@ final class RetryProcessor {
             states.attempting(r.destination(), tp.partition(), offset); // acked before the send (throws if not)
             p.attemptedHere = true;
         }
-        return destinations.deliverAsync(request, Patience.WAIT).handleAsync((result, error) -> {
+        CompletableFuture<DeliveryResult> send = destinations.deliverAsync(request, Patience.WAIT);
+        CompletableFuture<Step> step = send.handleAsync((result, error) -> {
             if (error != null) {
                 if (atMostOnce) {
                     return unknownOutcome(tp, offset, r, p, t); // it may have gone out: never sent again
@@ -196,14 +197,20 @@ final class RetryProcessor {
                 throw new RetriableException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
                         error);
             }
-            Step step = outcome(tp, offset, r, p, t, attempt, result);
-            if (atMostOnce && !step.settled()) {
+            Step next = outcome(tp, offset, r, p, t, attempt, result);
+            if (atMostOnce && !next.settled()) {
                 // answered without being taken, or never sent: a try again may go (a settled one's mark goes after
                 // the progress that says so is published: RetryLoop)
                 states.attemptEnded(r.destination(), tp.partition(), offset);
             }
-            return step;
+            return next;
         }, after);
+        step.whenComplete((s, e) -> {
+            if (step.isCancelled()) {
+                send.cancel(true); // a cancelled try reaches the wire: the HTTP exchange is aborted
+            }
+        });
+        return step;
     }
 
     /** An at-most-once record whose send may have arrived and was never settled: dead-lettered, not sent again. */

@@ -243,8 +243,16 @@ public final class RetryService implements AutoCloseable {
 
     @Override
     public void close() {
+        close(settings.stateCatchUp());
+    }
+
+    /**
+     * Stops the retry consumer within {@code timeout}: its running tries get until then, the rest are cancelled
+     * (their records stay on {@code alert-retry} for the next owner); then the destination states go out.
+     */
+    public void close(Duration timeout) {
         if (loop != null) {
-            loop.close();
+            loop.close(timeout);
         }
         publisher.shutdown();
         try {

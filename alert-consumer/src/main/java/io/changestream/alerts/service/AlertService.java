@@ -11,6 +11,7 @@ import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
+import io.changestream.runtime.CloseMode;
 import io.changestream.alerts.retry.RetryRoutes;
 import io.changestream.alerts.retry.RetryService;
 import io.changestream.alerts.diagnostics.DestinationTester;
@@ -34,6 +35,7 @@ import io.changestream.topics.TopicCatalog;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
@@ -56,12 +58,16 @@ import org.slf4j.LoggerFactory;
  * {@link ConsumerRuntime} over {@code changes} and {@code pipeline-status} — behind a {@link SubscriptionViewGate} that
  * holds events back while the subscription view is stale — and the HTTP server. {@link #start} builds and starts
  * everything (what it started is closed again when a later part fails); {@link #close} drains the runtime (finish,
- * ledger, commit, leave the group) and then stops the rest in reverse order, idempotent and bounded by
- * {@code runtime.closeTimeout}. Any thread.
+ * ledger, commit, leave the group) and then stops the rest in reverse order, idempotent and bounded, all parts
+ * together, by {@code runtime.closeTimeout}. Any thread.
  */
 public final class AlertService implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AlertService.class);
+    /** What a part closed after the stop's deadline still gets: a producer flushes what it holds, a thread ends. */
+    private static final Duration STOP_FLOOR = Duration.ofMillis(500);
+    /** Most of {@code runtime.closeTimeout} kept from the drain for the parts closed after it. */
+    private static final Duration AFTER_DRAIN = Duration.ofSeconds(5);
 
     private final AlertServiceConfig config;
     private final Deque<AutoCloseable> parts = new ArrayDeque<>();
@@ -77,6 +83,8 @@ public final class AlertService implements AutoCloseable {
     private RetryService retry;
     private RetryRoutes retryRoutes;
     private volatile boolean closed;
+    /** System.nanoTime() by which {@link #close} must be done: its start plus {@code runtime.closeTimeout}. */
+    private volatile long stopDeadlineNanos;
 
     private AlertService(AlertServiceConfig config) {
         this.config = config;
@@ -115,11 +123,11 @@ public final class AlertService implements AutoCloseable {
         // failed (and retried) is not written later by the producer's own retries
         KafkaProducer<String, byte[]> ledgerProducer = new KafkaProducer<>(ProducerAcks.boundedBy(ledgerProps,
                 config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new ByteArraySerializer());
-        parts.push(() -> ledgerProducer.close(config.runtime().closeTimeout()));
+        parts.push(() -> ledgerProducer.close(stopTimeLeft()));
         producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-dlq");
         KafkaProducer<String, String> producer = new KafkaProducer<>(ProducerAcks.boundedBy(producerProps,
                 config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new StringSerializer());
-        parts.push(() -> producer.close(config.runtime().closeTimeout()));
+        parts.push(() -> producer.close(stopTimeLeft()));
         DestinationRegistry destinations = new DestinationRegistry(config.destinations(), config.delivery(), clock,
                 meters, producer);
         parts.push(destinations);
@@ -158,12 +166,12 @@ public final class AlertService implements AutoCloseable {
                 DeliveryObserver.NONE, summary, meters, clock, digests);
         flusher = new DigestFlusher(config.digest(), config.kafka(), store::list, digests,
                 destinations.digests(), ledger, deadLetters, producer, meters, clock);
-        parts.push(() -> flusher.close(config.runtime().closeTimeout()));
+        parts.push(() -> flusher.close(stopTimeLeft()));
         flusher.start();
         // the retry path (decision 1120): long waits and suspended destinations leave the commit path
         retry = RetryService.start(config.retry(), config.runtime(), producer, destinations, ledger, deadLetters,
                 store::list, config.pipeline(), meters, clock);
-        parts.push(retry);
+        parts.push(() -> retry.close(stopTimeLeft()));
         processor.useLongRetries(retry.path());
         retryRoutes = new RetryRoutes(subscriptions, retry, config.admin().user());
         // issue 26: the platform's status endpoints (diagnostics from Kafka, events record, sent/failed lists, test)
@@ -209,7 +217,7 @@ public final class AlertService implements AutoCloseable {
                 .meterRegistry(meters)
                 .clock(clock)
                 .build();
-        parts.push(runtime);
+        parts.push(() -> runtime.close(CloseMode.DRAIN, drainTime()));
         // after the runtime's builder installed its Kafka meter naming on the registry
         for (KafkaProducer<String, ?> bound : java.util.List.<KafkaProducer<String, ?>>of(ledgerProducer, producer)) {
             KafkaClientMetrics metrics = new KafkaClientMetrics(bound);
@@ -219,6 +227,22 @@ public final class AlertService implements AutoCloseable {
         runtime.start();
         LOG.info("alert service of group {} started: HTTP port {}, topics {}", config.groupId(), http.port(),
                 config.runtime().topics());
+    }
+
+    /**
+     * The drain's part of {@code runtime.closeTimeout}: all but what the parts closed after it need (a quarter of it,
+     * at most {@link #AFTER_DRAIN}).
+     */
+    private Duration drainTime() {
+        Duration timeout = config.runtime().closeTimeout();
+        Duration reserve = timeout.dividedBy(4);
+        return timeout.minus(reserve.compareTo(AFTER_DRAIN) > 0 ? AFTER_DRAIN : reserve);
+    }
+
+    /** What is left of the stop's {@code runtime.closeTimeout}, at least {@link #STOP_FLOOR}. */
+    private Duration stopTimeLeft() {
+        Duration left = Duration.ofNanos(stopDeadlineNanos - System.nanoTime());
+        return left.compareTo(STOP_FLOOR) < 0 ? STOP_FLOOR : left;
     }
 
     /** The HTTP port (the bound one when configured as 0). */
@@ -296,13 +320,21 @@ public final class AlertService implements AutoCloseable {
         return meters;
     }
 
-    /** Drains the runtime, then stops every part in reverse start order; idempotent. */
+    /**
+     * Drains the runtime, then stops every part in reverse start order, all within one {@code runtime.closeTimeout}
+     * from now: the drain gets {@link #drainTime} of it (deliveries still running then are cancelled, their pairs
+     * re-read by the next owner), each part after it what is left, at least {@link #STOP_FLOOR}. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        stopDeadlineNanos = System.nanoTime() + config.runtime().closeTimeout().toNanos();
+        if (processor != null) {
+            processor.stopWithin(drainTime()); // the final release waits no longer than the drain
+        }
         while (!parts.isEmpty()) {
             AutoCloseable part = parts.pop();
             try {

@@ -153,4 +153,18 @@ class DestinationQueueTest {
         assertNull(q.head());
         assertTrue(q.empty());
     }
+
+    /** Decision 2302: a stop cancels the tries still running; a try that ended is no longer tracked. */
+    @Test
+    void cancelRunningCancelsOnlyTheTriesStillRunning() {
+        DestinationQueue q = new DestinationQueue(new TopicPartition("retry", 3), "d");
+        java.util.concurrent.CompletableFuture<String> hanging = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<String> ended = new java.util.concurrent.CompletableFuture<>();
+        q.track(hanging);
+        q.track(ended);
+        ended.complete("settled");
+        assertEquals(1, q.cancelRunning(), "only the running try");
+        assertTrue(hanging.isCancelled());
+        assertEquals(0, q.cancelRunning(), "a cancelled try is no longer tracked");
+    }
 }

@@ -3,6 +3,9 @@ package io.changestream.alerts.service;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.icegreen.greenmail.junit5.GreenMailExtension;
+import com.icegreen.greenmail.util.ServerSetupTest;
 import io.changestream.alerts.digest.DigestCollector;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
@@ -19,6 +22,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 13, Alertmanager-style grouping on the real broker: a 5,000-event burst to a subscription grouped by entity
@@ -27,13 +31,34 @@ import org.junit.jupiter.api.Test;
  */
 class GroupingIT {
 
+    @RegisterExtension
+    static final GreenMailExtension SMTP = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
+
     private final KafkaBroker broker = Brokers.shared();
 
     private static String grouped(String name, String hook, String slack) {
-        return AlertTestSupport.request(name, "[\"all\"]", "[]", "[" + AlertTestSupport.webhook("Webhook", hook, null)
-                + "," + AlertTestSupport.webhook("Slack", slack, null) + "]", 3)
+        return grouped(name, AlertTestSupport.webhook("Webhook", hook, null) + ","
+                + AlertTestSupport.webhook("Slack", slack, null));
+    }
+
+    /** A subscription grouped by entity type (groupWait 10 min) to {@code destinations} (JSON objects). */
+    private static String grouped(String name, String destinations) {
+        return AlertTestSupport.request(name, "[\"all\"]", "[]", "[" + destinations + "]", 3)
                 .replace("\"provider\": \"user\"", "\"provider\": \"user\", \"grouping\": {\"groupBy\": "
                         + "[\"entityType\"], \"groupWait\": \"10m\", \"groupInterval\": \"5m\"}");
+    }
+
+    /** A test's provisioned namespace, its clock (from now) and its settings (a fast digest tick). */
+    private record Setup(TopicCatalog catalog, TestClock clock, Map<String, String> settings) {
+    }
+
+    private Setup setup(String name, int partitions) {
+        String ns = AlertTestSupport.namespace(name);
+        TopicCatalog catalog = AlertTestSupport.catalog(ns, partitions);
+        AlertTestSupport.provision(broker, catalog);
+        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
+        settings.put("digest.tick", "PT0.2S");
+        return new Setup(catalog, TestClock.runningFrom(Instant.now()), settings);
     }
 
     private static double collected(AlertService service) {
@@ -51,12 +76,10 @@ class GroupingIT {
 
     @Test
     void aBurstWithGroupingGivesOneMessagePerGroupEachMemberSettledOnce() {
-        String ns = AlertTestSupport.namespace("grouping");
-        TopicCatalog catalog = AlertTestSupport.catalog(ns, 3);
-        AlertTestSupport.provision(broker, catalog);
-        TestClock clock = TestClock.runningFrom(Instant.now());
-        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
-        settings.put("digest.tick", "PT0.2S");
+        Setup setup = setup("grouping", 3);
+        TopicCatalog catalog = setup.catalog();
+        TestClock clock = setup.clock();
+        Map<String, String> settings = setup.settings();
         try (Receiver receiver = new Receiver();
              AlertService service = AlertService.start(AlertTestSupport.config(settings), clock)) {
             String bad = grouped("bad", receiver.url("/x"), receiver.url("/y")).replace("[\"entityType\"]",
@@ -105,14 +128,57 @@ class GroupingIT {
         }
     }
 
+    /**
+     * Issue 23 (decision 2301): a grouped message's destination whose roles select nobody (Owners of events that name
+     * no owner) is settled without sending. {@code /status} says {@code skipped} for it, not {@code delivered}, while
+     * the webhook that got the message counts it as delivered.
+     */
+    @Test
+    void aGroupedMessageToRolesThatSelectNobodyCountsAsSkippedNotDelivered() {
+        Setup setup = setup("grouping-skip", 1);
+        TopicCatalog catalog = setup.catalog();
+        TestClock clock = setup.clock();
+        Map<String, String> settings = AlertTestSupport.smtp(setup.settings(), SMTP.getSmtp().getPort());
+        try (Receiver receiver = new Receiver();
+             AlertService service = AlertService.start(AlertTestSupport.config(settings), clock)) {
+            String id = AlertTestSupport.create(service.httpPort(), grouped("owners", AlertTestSupport.webhook(
+                    "Webhook", receiver.url("/hook"), null) + ", {\"category\": \"Owners\", \"type\": \"Email\", "
+                    + "\"config\": {}}"));
+            AlertTestSupport.produce(broker, catalog.changes().name(), burst("table", 5));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> collected(service) == 5);
+            clock.advance(Duration.ofMinutes(11));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits("/hook").size() == 1);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                JsonNode email = destination(service, id, "Email");
+                assertEquals(1, email.path("skipped").asLong(), "the message was settled unsent to nobody: " + email);
+                assertEquals(0, email.path("delivered").asLong(), "nothing was sent there: " + email);
+                JsonNode hook = destination(service, id, "Webhook");
+                assertEquals(1, hook.path("delivered").asLong(), "the webhook got the message: " + hook);
+                assertEquals(0, hook.path("skipped").asLong(), hook.toString());
+            });
+            assertEquals(0, SMTP.getReceivedMessages().length, "nobody was mailed");
+        }
+    }
+
+    /** The {@code /status} entry of the subscription's destination of {@code type}, as a user reads it. */
+    private static JsonNode destination(AlertService service, String id, String type) {
+        AlertTestSupport.Answer answer = AlertTestSupport.call(service.httpPort(), "GET",
+                "/api/v1/events/subscriptions/" + id + "/status", null);
+        assertEquals(200, answer.status(), answer.body());
+        for (JsonNode d : answer.json().get("destinations")) {
+            if (type.equals(d.path("type").asText())) {
+                return d;
+            }
+        }
+        throw new AssertionError("no " + type + " destination in " + answer.body());
+    }
+
     @Test
     void beyondMaxWindowsTheOldestGroupIsSentEarly() {
-        String ns = AlertTestSupport.namespace("grouping-bound");
-        TopicCatalog catalog = AlertTestSupport.catalog(ns, 1);
-        AlertTestSupport.provision(broker, catalog);
-        TestClock clock = TestClock.runningFrom(Instant.now());
-        Map<String, String> settings = AlertTestSupport.settings(broker, ns, ns + "group");
-        settings.put("digest.tick", "PT0.2S");
+        Setup setup = setup("grouping-bound", 1);
+        TopicCatalog catalog = setup.catalog();
+        TestClock clock = setup.clock();
+        Map<String, String> settings = setup.settings();
         settings.put("digest.maxWindows", "1");
         try (Receiver receiver = new Receiver();
              AlertService service = AlertService.start(AlertTestSupport.config(settings), clock)) {
