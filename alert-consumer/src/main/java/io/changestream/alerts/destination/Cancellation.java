@@ -62,27 +62,75 @@ public final class Cancellation {
         return derived;
     }
 
+    /** What a cancel of the interruptible call running on this thread closes (see {@link #closeOnCancel}). */
+    private static final ThreadLocal<Closers> RUNNING = new ThreadLocal<>();
+
+    /** The resources one interruptible call registered; closed once when it is cancelled. */
+    private static final class Closers {
+        private final java.util.List<AutoCloseable> resources = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private volatile boolean cancelled;
+
+        void add(AutoCloseable resource) {
+            resources.add(resource);
+            if (cancelled) {
+                closeQuietly(resource); // cancelled while it was being opened
+            }
+        }
+
+        void cancel() {
+            cancelled = true;
+            resources.forEach(Cancellation::closeQuietly);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            // closing to abort: the blocked call fails with it, which is the point
+        }
+    }
+
     /**
-     * Runs a blocking call on {@code executor}; cancelling the returned future interrupts the thread running it (a
+     * Runs a blocking call on {@code executor}; cancelling the returned future closes what the call registered with
+     * {@link #closeOnCancel} (a socket blocked in a read ignores interrupts) and interrupts the thread running it (a
      * waiting HTTP send then aborts its exchange). A refused submission throws at once.
      */
     public static <T> CompletableFuture<T> supplyInterruptibly(Supplier<T> call, Executor executor) {
         CompletableFuture<T> out = new CompletableFuture<>();
+        Closers closers = new Closers();
         FutureTask<Void> task = new FutureTask<>(() -> {
+            RUNNING.set(closers);
             try {
                 out.complete(call.get());
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
+            } finally {
+                RUNNING.remove();
             }
             return null;
         });
         executor.execute(task);
         out.whenComplete((r, e) -> {
             if (out.isCancelled()) {
+                closers.cancel();
                 task.cancel(true);
             }
         });
         return out;
+    }
+
+    /**
+     * Registers a resource of the blocking call running on this thread (inside {@link #supplyInterruptibly}) to be
+     * closed when that call is cancelled — a socket, so a call blocked reading it ends at once. Outside such a call it
+     * does nothing. Returns the resource.
+     */
+    public static <R extends AutoCloseable> R closeOnCancel(R resource) {
+        Closers closers = RUNNING.get();
+        if (closers != null) {
+            closers.add(resource);
+        }
+        return resource;
     }
 
     /** Completes {@code into} as {@code from} completes. */

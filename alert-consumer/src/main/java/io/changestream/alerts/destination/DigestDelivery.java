@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 
 /**
  * Sends a {@link DigestMessage} in each destination's format: a Webhook (or Generic) gets a JSON array of the listed
@@ -84,22 +83,8 @@ public final class DigestDelivery {
                 yield post.refused() != null ? CompletableFuture.completedFuture(post.refused())
                         : sender.sendAsync(post.outbound());
             }
-            case EMAIL -> {
-                CompletableFuture<DeliveryResult> mail = new CompletableFuture<>();
-                Future<?> task = blocking.submit(() -> {
-                    try {
-                        mail.complete(email(digest, destination));
-                    } catch (RuntimeException e) {
-                        mail.completeExceptionally(e);
-                    }
-                });
-                mail.whenComplete((r, e) -> {
-                    if (mail.isCancelled()) {
-                        task.cancel(true);
-                    }
-                });
-                yield mail;
-            }
+            // a cancel closes the SMTP socket and interrupts the send
+            case EMAIL -> Cancellation.supplyInterruptibly(() -> email(digest, destination), blocking);
             default -> CompletableFuture.completedFuture(notTaken(destination));
         };
         CompletableFuture<DeliveryResult> result = sent.thenApply(r -> observed(probe, r));

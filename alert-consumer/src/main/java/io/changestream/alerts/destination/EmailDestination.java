@@ -69,8 +69,41 @@ public final class EmailDestination implements Destination {
         props.put("mail.smtp.connectiontimeout", Long.toString(smtp.connectTimeout().toMillis()));
         props.put("mail.smtp.timeout", Long.toString(smtp.timeout().toMillis()));
         props.put("mail.smtp.writetimeout", Long.toString(smtp.timeout().toMillis()));
+        // the SMTP client's sockets ignore interrupts: a cancelled send closes its socket (issue 21 item 1)
+        props.put("mail.smtp.socketFactory", CANCELLABLE_SOCKETS);
+        props.put("mail.smtp.socketFactory.fallback", "false");
         this.session = Session.getInstance(props);
     }
+
+    /** Plain sockets that a cancel of the send creating them closes ({@link Cancellation#closeOnCancel}). */
+    private static final javax.net.SocketFactory CANCELLABLE_SOCKETS = new javax.net.SocketFactory() {
+        @Override
+        public java.net.Socket createSocket() {
+            return Cancellation.closeOnCancel(new java.net.Socket());
+        }
+
+        @Override
+        public java.net.Socket createSocket(String host, int port) throws java.io.IOException {
+            return Cancellation.closeOnCancel(new java.net.Socket(host, port));
+        }
+
+        @Override
+        public java.net.Socket createSocket(String host, int port, java.net.InetAddress local, int localPort)
+                throws java.io.IOException {
+            return Cancellation.closeOnCancel(new java.net.Socket(host, port, local, localPort));
+        }
+
+        @Override
+        public java.net.Socket createSocket(java.net.InetAddress host, int port) throws java.io.IOException {
+            return Cancellation.closeOnCancel(new java.net.Socket(host, port));
+        }
+
+        @Override
+        public java.net.Socket createSocket(java.net.InetAddress host, int port, java.net.InetAddress local,
+                                            int localPort) throws java.io.IOException {
+            return Cancellation.closeOnCancel(new java.net.Socket(host, port, local, localPort));
+        }
+    };
 
     @Override
     public SubscriptionType type() {

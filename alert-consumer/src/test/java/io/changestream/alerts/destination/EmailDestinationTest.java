@@ -68,6 +68,34 @@ class EmailDestinationTest {
     }
 
     @Test
+    void cancellingASendToAnSmtpServerThatNeverAnswersClosesItsSocketAtOnce() throws Exception {
+        try (io.changestream.testkit.HangingHttpServer silent = new io.changestream.testkit.HangingHttpServer()) {
+            int port = java.net.URI.create(silent.url("/")).getPort();
+            // accepts and never greets: the client waits for the 220 up to its 20 s read timeout
+            SmtpSettings mute = new SmtpSettings("127.0.0.1", port, null, null, false, "alerts@cs.test",
+                    Duration.ofSeconds(2), Duration.ofSeconds(20));
+            java.util.concurrent.ExecutorService blocking = java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                java.util.concurrent.CompletableFuture<DeliveryResult> send = new EmailDestination(mute,
+                        MessageSettings.DEFAULTS).deliverAsync(request("[\"ann@cs.test\"]"), blocking)
+                        .toCompletableFuture();
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                        .until(() -> silent.openConnections() == 1);
+                long cancelled = System.nanoTime();
+                assertTrue(send.cancel(true));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                        .until(() -> silent.openConnections() == 0);
+                long tookMillis = (System.nanoTime() - cancelled) / 1_000_000;
+                assertTrue(tookMillis < 5_000, "closed " + tookMillis + " ms after the cancel, not at the 20 s timeout");
+                // the blocking thread is free again at once, not after the read timeout
+                assertEquals("free", blocking.submit(() -> "free").get(5, java.util.concurrent.TimeUnit.SECONDS));
+            } finally {
+                blocking.shutdownNow();
+            }
+        }
+    }
+
+    @Test
     void missingOrInvalidReceiversArePermanent() {
         EmailDestination email = new EmailDestination(smtp("right"), MessageSettings.DEFAULTS);
         assertEquals(Outcome.PERMANENT, email.deliver(request("[]")).outcome());
