@@ -155,7 +155,8 @@ public final class Cancellation {
         });
     }
 
-    private static Throwable unwrap(Throwable e) {
+    /** The cause a {@link CompletionException} wraps, else the error itself: what a stage's failure really was. */
+    public static Throwable unwrap(Throwable e) {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 }

@@ -4,6 +4,7 @@ import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.delivery.DestinationGroup;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.delivery.DeliveryDecision;
+import io.changestream.alerts.destination.Cancellation;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
@@ -319,7 +320,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                             : CompletableFuture.completedFuture(null);
                 }))
                 .exceptionally(e -> {
-                    if (unwrap(e) instanceof CancellationException) {
+                    if (Cancellation.unwrap(e) instanceof CancellationException) {
                         return DeliveryResult.retry(null, "cancelled: partition released");
                     }
                     throw e instanceof CompletionException c ? c : new CompletionException(e);
@@ -416,10 +417,6 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             }
             reason = why;
         }
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.changestream.alerts.retry;
 
+import io.changestream.alerts.destination.Cancellation;
 import io.changestream.runtime.RetriableException;
 import io.changestream.runtime.RuntimeState;
 import io.changestream.runtime.RuntimeStatus;
@@ -18,7 +19,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -314,8 +314,7 @@ final class RetryLoop implements AutoCloseable {
             }
             RetryProcessor.Step next;
             try {
-                next = error == null ? s : failed(q.partition(), h, error instanceof CompletionException
-                        && error.getCause() != null ? error.getCause() : error);
+                next = error == null ? s : failed(q.partition(), h, Cancellation.unwrap(error));
             } catch (RuntimeException e) {
                 next = new RetryProcessor.Step(false, clock.millis() + settings.recheckInterval().toMillis(), "error");
             }
