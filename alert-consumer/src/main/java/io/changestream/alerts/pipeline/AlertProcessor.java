@@ -310,8 +310,9 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         }
         EventProgress.Pair pair = at.pair();
         return at.call().track(destinations.deliverAsync(request,
-                // at most once waits inline for its slot: the retry path has no ATTEMPTING record yet (decision 2103)
-                atMostOnce(group) ? Patience.WAIT : Patience.SHED, () -> {
+                // shed unsent to the retry path like every destination: at most once is marked there before its
+                // send (decision 2104)
+                Patience.SHED, () -> {
                     // holding the destination's slot: the partition may have been released while it waited
                     at.call().requireOwned();
                     return atMostOnce(group) && pair.attempted.add(group.key())
