@@ -29,11 +29,8 @@ import io.changestream.topics.serde.Serdes;
 import jakarta.mail.Address;
 import jakarta.mail.MessagingException;
 import jakarta.mail.internet.MimeMessage;
-import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,10 +46,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.zip.GZIPInputStream;
 import javax.crypto.Mac;
@@ -83,12 +77,10 @@ class ShippedJarIT {
     @RegisterExtension
     static final GreenMailExtension SMTP = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
 
-    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final String TOKEN = "shipped-jar-token-0123456789";
     private static final String OM_SECRET = "om-webhook-secret-0123456789";
     private static final byte[] STANDARD_KEY = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8);
     private static final String STANDARD_SECRET = "whsec_" + Base64.getEncoder().encodeToString(STANDARD_KEY);
-    private static final Pattern STARTED = Pattern.compile("alert-consumer started: http://localhost:(\\d+)/");
     private static final int EVENTS = 3;
     /** The critical (Tier1) pipeline that fails while the stand-in is down. */
     private static final String LATE_PIPELINE = "mysql_prod.ingest_late";
@@ -126,16 +118,12 @@ class ShippedJarIT {
         }
     });
     private final PlatformStandIn platform = new PlatformStandIn();
-    private Process service;
-    private Path log;
+    private ShippedJar service;
 
     @AfterEach
     void stop() throws InterruptedException {
         if (service != null) {
-            service.destroy();
-            if (!service.waitFor(60, TimeUnit.SECONDS)) {
-                service.destroyForcibly();
-            }
+            service.close();
         }
         receiver.close();
         platform.close();
@@ -146,7 +134,7 @@ class ShippedJarIT {
         Map<String, Long> counts = new java.util.TreeMap<>(hits.stream()
                 .collect(Collectors.groupingBy(Hit::path, Collectors.counting())));
         counts.put("e-mail", (long) SMTP.getReceivedMessages().length);
-        String problems = Files.readString(log).lines().filter(l -> l.contains("WARN") || l.contains("ERROR"))
+        String problems = service.log().lines().filter(l -> l.contains("WARN") || l.contains("ERROR"))
                 .limit(20).collect(Collectors.joining("\n"));
         return "received " + counts + "; the service's warnings:\n" + problems;
     }
@@ -398,36 +386,8 @@ class ShippedJarIT {
 
     /** Starts {@code ops/changestream alerts --config FILE} on the packaged jar; returns its HTTP port. */
     private int startService(Path dir, String settings) throws Exception {
-        Path jar = ROOT.resolve("ops/target/changestream.jar");
-        assertTrue(Files.isRegularFile(jar), "the fat jar is packaged before the ITs run: " + jar);
-        Path config = dir.resolve("alerts.properties");
-        Files.writeString(config, settings);
-        log = dir.resolve("alerts.log");
-        ProcessBuilder pb = new ProcessBuilder("bash", ROOT.resolve("ops/changestream").toString(), "alerts",
-                "--config", config.toString()).redirectError(log.toFile());
-        pb.environment().put("CHANGESTREAM_SKIP_BUILD", "1");
-        pb.environment().put("JAVA_OPTS", "-Xmx384m");
-        service = pb.start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(service.getInputStream(),
-                StandardCharsets.UTF_8));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        String line;
-        while ((line = out.readLine()) != null && System.nanoTime() < deadline) {
-            Matcher m = STARTED.matcher(line);
-            if (m.find()) {
-                Thread drain = new Thread(() -> {
-                    try {
-                        out.lines().forEach(l -> { });
-                    } catch (UncheckedIOException closed) {
-                        // the service stopped: nothing more to read
-                    }
-                }, "shipped-jar-stdout");
-                drain.setDaemon(true);
-                drain.start();
-                return Integer.parseInt(m.group(1));
-            }
-        }
-        throw new AssertionError("the shipped alert service did not start: " + Files.readString(log));
+        service = ShippedJar.start(dir, "alerts", settings);
+        return service.port();
     }
 
     /** One subscription per destination type, a digest and a grouped one, applied through the admin API. */
