@@ -107,7 +107,6 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     private final DestinationRegistry destinations;
     private final DeliveryLedger ledger;
     private final DeadLetterWriter deadLetters;
-    private final DeliveryObserver observer;
     private final DeliverySummary summary;
     private final Clock clock;
     private final Counter malformed;
@@ -119,16 +118,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     private final Map<TopicPartition, Map<Long, EventProgress>> inFlight = new ConcurrentHashMap<>();
     private volatile LongRetries longRetries = LongRetries.NONE;
 
-    public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
-                          DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
-                          DeliveryObserver observer, DeliverySummary summary, MeterRegistry meters, Clock clock) {
-        this(settings, subscriptions, destinations, ledger, deadLetters, observer, summary, meters, clock, null);
-    }
-
     /** With digests and grouping ({@code digests} null: every subscription is delivered event by event). */
     public AlertProcessor(PipelineSettings settings, Supplier<List<ActiveSubscription>> subscriptions,
                           DestinationRegistry destinations, DeliveryLedger ledger, DeadLetterWriter deadLetters,
-                          DeliveryObserver observer, DeliverySummary summary, MeterRegistry meters, Clock clock,
+                          DeliverySummary summary, MeterRegistry meters, Clock clock,
                           DigestCollector digests) {
         this.digests = digests;
         this.settings = settings;
@@ -136,7 +129,6 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         this.destinations = destinations;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
-        this.observer = observer;
         this.summary = summary;
         this.clock = clock;
         this.malformed = Counter.builder("changestream.alert.malformed")
@@ -349,7 +341,6 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         switch (decision.action()) {
             case DONE -> {
                 pair.done.add(group.key());
-                group.memberIds().forEach(id -> observer.delivered(sub.id(), id));
                 if (result.isSkipped()) { // settled without sending: /status counts it as skipped (issue 23)
                     return ledger.recordGroupAsync(at.tp(), at.event().offset(), sub.id(), at.notice().eventId(),
                             group.key(), DeliveryRecord.SKIPPED);
@@ -382,7 +373,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 return handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), decision.delay(),
                         result.reason(), false).thenAccept(took -> {
                             if (!took) {
-                                retryInline(at, group, result, decision);
+                                retryInline(at, result, decision);
                             }
                         });
             }
@@ -390,7 +381,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 if (pair.firstFailedAt == 0 && !result.shed()) {
                     pair.firstFailedAt = now; // the inline budget counts from the first failure
                 }
-                retryInline(at, group, result, decision);
+                retryInline(at, result, decision);
                 return CompletableFuture.completedFuture(null);
             }
             default -> throw new IllegalStateException("unknown action " + decision.action());
@@ -398,12 +389,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     }
 
     /** The group is retried with the event: its status says when, the runtime waits the longest wait asked. */
-    private void retryInline(PairAttempt at, DestinationGroup group, DeliveryResult result,
-                             DeliveryDecision decision) {
-        if (!result.shed()) {
-            group.memberIds().forEach(id -> observer.failed(at.sub().id(), id, result.reason(),
-                    clock.instant().plus(decision.delay())));
-        }
+    private static void retryInline(PairAttempt at, DeliveryResult result, DeliveryDecision decision) {
         at.retry().ask(result.retryAfter() != null || result.shed() ? decision.delay() : null, result.reason());
     }
 
@@ -524,9 +510,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     private CompletableFuture<Void> deadLetterFilterFailure(Notice notice, ActiveSubscription active, String reason) {
         EventSubscription sub = active.subscription();
         return deadLetters.writeAsync(new FailedEvent(sub.id(), notice.asChangeEvent(), reason,
-                FailureSource.PUBLISHER, sub.retries(), 0, clock.millis(), null)).thenRun(() -> DestinationGroup
-                .of(sub, false).forEach(g -> g.memberIds()
-                        .forEach(id -> observer.deadLettered(sub.id(), id, reason, false))));
+                FailureSource.PUBLISHER, sub.retries(), 0, clock.millis(), null));
     }
 
     private CompletableFuture<Void> deadLetter(EventProgress.Pair pair, DestinationGroup group,
@@ -538,7 +522,6 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 .thenRun(() -> {
                     pair.done.add(group.key());
                     pair.ended(Settlement.DEAD_LETTERED);
-                    group.memberIds().forEach(id -> observer.deadLettered(sub.id(), id, reason, exhausted));
                 });
     }
 

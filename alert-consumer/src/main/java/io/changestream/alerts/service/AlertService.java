@@ -8,7 +8,6 @@ import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.pipeline.AlertProcessor;
 import io.changestream.alerts.delivery.DeadLetterWriter;
-import io.changestream.alerts.pipeline.DeliveryObserver;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.CloseMode;
@@ -124,7 +123,8 @@ public final class AlertService implements AutoCloseable {
         KafkaProducer<String, byte[]> ledgerProducer = new KafkaProducer<>(ProducerAcks.boundedBy(ledgerProps,
                 config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new ByteArraySerializer());
         parts.push(() -> ledgerProducer.close(stopTimeLeft()));
-        producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-dlq");
+        // the shared producer of everything else: dead letters, retry records, digests, destination states, lineage
+        producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, config.groupId() + "-records");
         KafkaProducer<String, String> producer = new KafkaProducer<>(ProducerAcks.boundedBy(producerProps,
                 config.ledger().ackTimeout(), "ledger.ackTimeout"), new StringSerializer(), new StringSerializer());
         parts.push(() -> producer.close(stopTimeLeft()));
@@ -163,7 +163,7 @@ public final class AlertService implements AutoCloseable {
         DigestCollector digests = new DigestCollector(config.digest(), producer, meters, clock); // issue 13
         processor = new AlertProcessor(config.pipeline(), startingPointScope.subscriptions(store::list), destinations,
                 ledger, deadLetters,
-                DeliveryObserver.NONE, summary, meters, clock, digests);
+                summary, meters, clock, digests);
         flusher = new DigestFlusher(config.digest(), config.kafka(), store::list, digests,
                 destinations.digests(), ledger, deadLetters, producer, meters, clock);
         parts.push(() -> flusher.close(stopTimeLeft()));
