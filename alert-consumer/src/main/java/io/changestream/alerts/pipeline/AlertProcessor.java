@@ -300,17 +300,13 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        EventProgress.Pair pair = at.pair();
         return at.call().track(destinations.deliverAsync(request,
                 // shed unsent to the retry path like every destination: at most once is marked there before its
                 // send (decision 2104)
                 Patience.SHED, () -> {
                     // holding the destination's slot: the partition may have been released while it waited
                     at.call().requireOwned();
-                    return atMostOnce(group) && pair.attempted.add(group.key())
-                            ? ledger.recordGroupAsync(at.tp(), at.event().offset(), at.sub().id(),
-                                    at.notice().eventId(), group.key(), LedgerRecords.ATTEMPTING)
-                            : CompletableFuture.completedFuture(null);
+                    return markAttempting(at, group);
                 }))
                 .exceptionally(e -> {
                     if (Cancellation.unwrap(e) instanceof CancellationException) {
@@ -477,6 +473,23 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         });
     }
 
+    /**
+     * Acks an at-most-once group's {@link LedgerRecords#ATTEMPTING} record once per pair on this instance (a write
+     * that failed is written again by the next try); completes at once for other groups and when it is marked.
+     */
+    private CompletableFuture<Void> markAttempting(PairAttempt at, DestinationGroup group) {
+        EventProgress.Pair pair = at.pair();
+        if (!atMostOnce(group) || !pair.attempted.add(group.key())) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return ledger.recordGroupAsync(at.tp(), at.event().offset(), at.sub().id(), at.notice().eventId(),
+                group.key(), LedgerRecords.ATTEMPTING).whenComplete((v, e) -> {
+                    if (e != null) {
+                        pair.attempted.remove(group.key());
+                    }
+                });
+    }
+
     /** Whether a destination group is sent at most once: its {@code config.delivery}, else the service default. */
     private boolean atMostOnce(DestinationGroup group) {
         return group.atMostOnce(settings.atMostOnceTypes());
@@ -525,14 +538,20 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 });
     }
 
-    /** Hands one group to the retry path; completes true when it took it (the group is then done here). */
+    /**
+     * Hands one group to the retry path; completes true when it took it (the group is then done here). An
+     * at-most-once group is marked {@link LedgerRecords#ATTEMPTING} first (acked) when this instance has not marked
+     * it yet: a crash between the retry record's ack and the pair's settlement then leaves the next owner of the
+     * event a mark, and it reports the pair unknown instead of sending it beside the retry path (or handing it off a
+     * second time, which another retry-path owner would send again).
+     */
     private CompletableFuture<Boolean> handOff(PairAttempt at, DestinationGroup group, DeliveryRequest request,
                                                int attempts, Duration wait, String reason, boolean suspend) {
         EventProgress.Pair pair = at.pair();
-        return longRetries.handOff(new LongRetries.Handoff(request, at.tp(), at.event().offset(), at.event().value(),
-                        at.event().key(),
+        return markAttempting(at, group).thenCompose(v -> longRetries.handOff(new LongRetries.Handoff(request, at.tp(),
+                        at.event().offset(), at.event().value(), at.event().key(),
                         at.notice().eventId(), group.key(), Math.max(0, attempts), pair.firstFailedAt, wait, reason,
-                        suspend))
+                        suspend)))
                 .thenApply(took -> {
                     if (took) {
                         pair.done.add(group.key());
