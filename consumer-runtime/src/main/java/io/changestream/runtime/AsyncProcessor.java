@@ -5,7 +5,7 @@ import java.util.concurrent.CompletionStage;
 /**
  * The user's work on one event, asynchronously: {@link #process} starts the work and returns at once; the stage
  * completes with the {@link Outcome} (or exceptionally, which counts like a thrown exception of a {@link Processor}:
- * a {@link RetriableException} or Kafka's {@link org.apache.kafka.common.errors.RetriableException} is retried, any
+ * a {@link RetryLaterException} or Kafka's {@link org.apache.kafka.common.errors.RetriableException} is retried, any
  * other is a final failure). No lane thread waits for the call, so a lane runs up to
  * {@link RuntimeConfig#maxCallsPerLane()} calls at once and the runtime up to {@link RuntimeConfig#maxCalls()}.
  *

@@ -29,7 +29,7 @@
  *       runtime, so its events are processed in offset order).</li>
  *   <li>Each lane is a bounded FIFO drained by its own <b>lane thread</b>, which calls the
  *       {@link io.changestream.runtime.Processor}. The {@link io.changestream.runtime.Outcome}:
- *       success → done; {@code retryAfter} or a thrown {@link io.changestream.runtime.RetriableException} →
+ *       success → done; {@code retryAfter} or a thrown {@link io.changestream.runtime.RetryLaterException} →
  *       parked in the delay queue with exponential backoff and jitter (up to
  *       {@link io.changestream.runtime.RuntimeConfig#maxAttempts()}); {@code deferUntil} → parked until a
  *       not-before instant (not an attempt); {@code fail}, a non-retriable exception, exhausted retries or an attempt

@@ -50,7 +50,7 @@ class KeyOrderIT {
             if (event.attempt() < 3 && r.nextInt(100) < retryPercent) {
                 retries.incrementAndGet();
                 if (r.nextBoolean()) {
-                    throw new RetriableException("flaky");
+                    throw new RetryLaterException("flaky");
                 }
                 return Outcome.retryAfter(Duration.ofMillis(r.nextInt(10)), "flaky");
             }

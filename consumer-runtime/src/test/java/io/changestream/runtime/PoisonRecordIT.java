@@ -55,7 +55,7 @@ class PoisonRecordIT {
         try (ConsumerRuntime<String, String> runtime = RuntimeTestSupport.runtime(config, event -> {
             if (event.value().equals("poison")) {
                 poisonAttempts.incrementAndGet();
-                throw new RetriableException("cannot parse");
+                throw new RetryLaterException("cannot parse");
             }
             if (event.key().equals("k0")) {
                 k0.add(event.offset());
@@ -71,7 +71,7 @@ class PoisonRecordIT {
         assertEquals(Failure.Kind.RETRIES_EXHAUSTED, f.failure().kind());
         assertEquals(3, f.failure().attempts());
         assertEquals(3, poisonAttempts.get());
-        assertTrue(f.failure().cause() instanceof RetriableException);
+        assertTrue(f.failure().cause() instanceof RetryLaterException);
         assertEquals(19, k0.size(), "the poison key's later events were processed after it");
         assertEquals(k0.stream().sorted().toList(), k0);
     }

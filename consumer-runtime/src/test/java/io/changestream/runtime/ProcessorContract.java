@@ -100,7 +100,7 @@ abstract class ProcessorContract {
                 return Outcome.retryAfter(Duration.ofMillis(5), "never");
             }
             if (i % 10 == 3 && e.attempt() < 3) {
-                throw new RetriableException("flaky " + e.value());
+                throw new RetryLaterException("flaky " + e.value());
             }
             byKey.computeIfAbsent(e.key(), k -> new CopyOnWriteArrayList<>()).add(e.value());
             return Outcome.success();

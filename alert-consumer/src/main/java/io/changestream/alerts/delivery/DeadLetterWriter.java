@@ -2,7 +2,7 @@ package io.changestream.alerts.delivery;
 
 import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.ledger.ProducerAcks;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.serde.JsonSerde;
 import io.changestream.topics.serde.Serdes;
@@ -44,24 +44,24 @@ public final class DeadLetterWriter {
     /**
      * Writes one failed event and waits for the ack.
      *
-     * @throws RetriableException when it was not acked in time (the runtime retries the event)
+     * @throws RetryLaterException when it was not acked in time (the runtime retries the event)
      */
     public void write(FailedEvent failed) {
         try {
             writeAsync(failed).join();
         } catch (CompletionException e) {
-            throw e.getCause() instanceof RetriableException r ? r : new RetriableException(String.valueOf(e), e);
+            throw e.getCause() instanceof RetryLaterException r ? r : new RetryLaterException(String.valueOf(e), e);
         }
     }
 
     /**
      * Writes one failed event; the stage completes from the ack (continued off the producer's I/O thread, see
-     * {@link ProducerAcks#sendWithin}) or fails with a {@link RetriableException} when it was not acked in time.
+     * {@link ProducerAcks#sendWithin}) or fails with a {@link RetryLaterException} when it was not acked in time.
      */
     public CompletableFuture<Void> writeAsync(FailedEvent event) {
         FailedEvent failed = redacted(event);
         return ProducerAcks.sendWithin(producer, new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)),
-                ackTimeout, error -> new RetriableException("dead letter " + failed.key() + " not acked within "
+                ackTimeout, error -> new RetryLaterException("dead letter " + failed.key() + " not acked within "
                         + ackTimeout.toMillis() + " ms: " + error, error))
                 .thenRun(() -> Counter.builder("changestream.alert.dead.letters")
                         .description("Failed events written to the dead-letter topic, by failure source")

@@ -84,7 +84,7 @@ public record DeliveryDecision(Action action, Duration delay, String reason, boo
 
     /** Whether a result suspends its destination: the receiver answered {@code 410 Gone}. */
     public static boolean suspends(DeliveryResult result) {
-        return result.outcome() == DeliveryResult.Outcome.PERMANENT && result.reason() != null
+        return result.outcome() == DeliveryResult.Kind.PERMANENT && result.reason() != null
                 && result.reason().startsWith("HTTP 410");
     }
 

@@ -71,7 +71,7 @@ public final class CircuitBreaker {
 
     /** Records the outcome of an admitted delivery. */
     public synchronized void record(DeliveryResult result) {
-        if (result.outcome() == DeliveryResult.Outcome.RETRY) {
+        if (result.outcome() == DeliveryResult.Kind.RETRY) {
             onFailure();
         } else {
             onSuccess();

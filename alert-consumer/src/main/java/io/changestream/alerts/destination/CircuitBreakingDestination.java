@@ -126,7 +126,7 @@ public final class CircuitBreakingDestination implements Destination {
             breaker.recordThrown(e);
             throw e;
         }
-        breaker.record(results.stream().filter(r -> r.outcome() == DeliveryResult.Outcome.RETRY).findFirst()
+        breaker.record(results.stream().filter(r -> r.outcome() == DeliveryResult.Kind.RETRY).findFirst()
                 .orElse(DeliveryResult.delivered()));
         return results;
     }

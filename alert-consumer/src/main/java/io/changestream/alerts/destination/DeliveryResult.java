@@ -7,7 +7,7 @@ import java.util.Objects;
  * What a delivery attempt achieved.
  *
  * @param outcome    delivered, retry or permanent
- * @param retryAfter for {@link Outcome#RETRY}: the wait the receiver asked for ({@code Retry-After}), or null to
+ * @param retryAfter for {@link Kind#RETRY}: the wait the receiver asked for ({@code Retry-After}), or null to
  *                   let the runtime's backoff decide
  * @param reason     why it was not delivered (status code, exception), null when delivered
  * @param throttled  a RETRY that was never sent: held back by the destination's rate limit or a receiver's pause;
@@ -20,11 +20,11 @@ import java.util.Objects;
  *                   commit path for the retry path at once (the destination's bulkhead, decision 2101), so it holds
  *                   none of the runtime's slots while its destination is in trouble
  */
-public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason, boolean throttled,
+public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, boolean throttled,
                              boolean unanswered, boolean shed) {
 
     /** The three outcomes. */
-    public enum Outcome {
+    public enum Kind {
         /** The receiver accepted it (2xx, SMTP 250, Kafka ack). */
         DELIVERED,
         /** A transient failure (connect error, timeout, 408, 429, 5xx, open circuit): try again later. */
@@ -33,25 +33,25 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
         PERMANENT
     }
 
-    private static final DeliveryResult DELIVERED = new DeliveryResult(Outcome.DELIVERED, null, null);
+    private static final DeliveryResult DELIVERED = new DeliveryResult(Kind.DELIVERED, null, null);
 
     /** A result of a request that was sent. */
-    public DeliveryResult(Outcome outcome, Duration retryAfter, String reason) {
+    public DeliveryResult(Kind outcome, Duration retryAfter, String reason) {
         this(outcome, retryAfter, reason, false, false, false);
     }
 
     public DeliveryResult {
         Objects.requireNonNull(outcome, "outcome");
-        if (outcome != Outcome.DELIVERED) {
+        if (outcome != Kind.DELIVERED) {
             Objects.requireNonNull(reason, "reason");
         }
-        if (outcome != Outcome.RETRY && retryAfter != null) {
+        if (outcome != Kind.RETRY && retryAfter != null) {
             throw new IllegalArgumentException("retryAfter only applies to RETRY");
         }
-        if (throttled && outcome != Outcome.RETRY) {
+        if (throttled && outcome != Kind.RETRY) {
             throw new IllegalArgumentException("only a RETRY can be throttled");
         }
-        if (unanswered && (outcome != Outcome.RETRY || throttled)) {
+        if (unanswered && (outcome != Kind.RETRY || throttled)) {
             throw new IllegalArgumentException("only a RETRY that was sent can be unanswered");
         }
         if (shed && !throttled) {
@@ -66,12 +66,12 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
 
     /** Retry, after the given wait (null: the runtime's backoff). */
     public static DeliveryResult retry(Duration after, String reason) {
-        return new DeliveryResult(Outcome.RETRY, after, reason);
+        return new DeliveryResult(Kind.RETRY, after, reason);
     }
 
     /** Not sent: wait for the destination's next slot (rate limit or a receiver's pause); not an attempt. */
     public static DeliveryResult throttled(Duration after, String reason) {
-        return new DeliveryResult(Outcome.RETRY, Objects.requireNonNull(after, "after"), reason, true, false,
+        return new DeliveryResult(Kind.RETRY, Objects.requireNonNull(after, "after"), reason, true, false,
                 false);
     }
 
@@ -80,35 +80,35 @@ public record DeliveryResult(Outcome outcome, Duration retryAfter, String reason
      * {@code after}, null: its backoff) instead of waiting inline. Not an attempt.
      */
     public static DeliveryResult shed(Duration after, String reason) {
-        return new DeliveryResult(Outcome.RETRY, after == null ? Duration.ZERO : after, reason, true, false, true);
+        return new DeliveryResult(Kind.RETRY, after == null ? Duration.ZERO : after, reason, true, false, true);
     }
 
     /** Retry (the runtime's backoff); the request may have reached the receiver: no answer came. */
     public static DeliveryResult unanswered(String reason) {
-        return new DeliveryResult(Outcome.RETRY, null, reason, false, true, false);
+        return new DeliveryResult(Kind.RETRY, null, reason, false, true, false);
     }
 
     /** Give up: dead-letter it. */
     public static DeliveryResult permanent(String reason) {
-        return new DeliveryResult(Outcome.PERMANENT, null, reason);
+        return new DeliveryResult(Kind.PERMANENT, null, reason);
     }
 
     /** True when delivered. */
     public boolean isDelivered() {
-        return outcome == Outcome.DELIVERED;
+        return outcome == Kind.DELIVERED;
     }
 
     /**
      * Settled without sending: this destination had nothing to send (a run state outside a lineage destination's
-     * {@code statuses}, roles that select no receiver). A {@link Outcome#DELIVERED} with a reason (why nothing was
+     * {@code statuses}, roles that select no receiver). A {@link Kind#DELIVERED} with a reason (why nothing was
      * sent); {@code /status} counts it as skipped, not delivered.
      */
     public static DeliveryResult skipped(String reason) {
-        return new DeliveryResult(Outcome.DELIVERED, null, Objects.requireNonNull(reason, "reason"));
+        return new DeliveryResult(Kind.DELIVERED, null, Objects.requireNonNull(reason, "reason"));
     }
 
     /** True when settled without sending ({@link #skipped}). */
     public boolean isSkipped() {
-        return outcome == Outcome.DELIVERED && reason != null;
+        return outcome == Kind.DELIVERED && reason != null;
     }
 }

@@ -79,7 +79,7 @@ public final class DestinationRateLimiter {
 
     /** Records a delivery's result: a RETRY with a receiver's wait pauses the destination until then. */
     public void observe(DeliveryRequest request, DeliveryResult result) {
-        if (result.outcome() != DeliveryResult.Outcome.RETRY || result.retryAfter() == null
+        if (result.outcome() != DeliveryResult.Kind.RETRY || result.retryAfter() == null
                 || result.retryAfter().isZero()) {
             return;
         }

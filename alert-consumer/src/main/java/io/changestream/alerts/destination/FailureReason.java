@@ -65,7 +65,7 @@ public enum FailureReason {
                 || lower.startsWith("interrupted") || lower.contains("timeout")) {
             return TIMEOUT;
         }
-        if (result.outcome() == DeliveryResult.Outcome.PERMANENT) {
+        if (result.outcome() == DeliveryResult.Kind.PERMANENT) {
             return CLIENT_ERROR;
         }
         return NETWORK;

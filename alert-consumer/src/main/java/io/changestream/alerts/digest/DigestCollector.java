@@ -1,7 +1,7 @@
 package io.changestream.alerts.digest;
 
 import io.changestream.alerts.ledger.ProducerAcks;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DigestRecord;
 import io.changestream.topics.model.EventSubscription;
@@ -80,7 +80,7 @@ public final class DigestCollector {
 
     /**
      * Collects the event when the subscription digests or groups, without blocking: completes with false when the subscription is delivered event by event,
-     * true once the entry is acked, or exceptionally with a {@link RetriableException} when it was not acked within
+     * true once the entry is acked, or exceptionally with a {@link RetryLaterException} when it was not acked within
      * {@code ledger.ackTimeout} (the event is retried).
      */
     public CompletableFuture<Boolean> collectAsync(TopicPartition source, long offset, EventSubscription subscription,
@@ -97,8 +97,8 @@ public final class DigestCollector {
                 });
     }
 
-    private RetriableException notAcked(ChangeEvent event, Throwable e) {
-        return new RetriableException("digest entry of " + event.id() + " not acked within "
+    private RetryLaterException notAcked(ChangeEvent event, Throwable e) {
+        return new RetryLaterException("digest entry of " + event.id() + " not acked within "
                 + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
     }
 

@@ -19,7 +19,7 @@ import io.changestream.runtime.Failure;
 import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.Outcome;
 import io.changestream.runtime.PartitionListener;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
@@ -221,7 +221,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 if (retry.after != null) {
                     return Outcome.retryAfter(retry.after, retry.reason);
                 }
-                throw new RetriableException(retry.reason);
+                throw new RetryLaterException(retry.reason);
             }
             forget(tp, event.offset());
             return Outcome.success();

@@ -60,7 +60,7 @@ public interface LongRetries {
     /**
      * Hands a pair's destination group to the retry path without blocking: completes true once it is durable, false
      * when it cannot take it (larger than the retry record bound) and the pair stays inline, or exceptionally with a
-     * {@link io.changestream.runtime.RetriableException} when the hand-off was not acked (the event is retried).
+     * {@link io.changestream.runtime.RetryLaterException} when the hand-off was not acked (the event is retried).
      */
     CompletableFuture<Boolean> handOff(Handoff handoff);
 

@@ -1,6 +1,6 @@
 package io.changestream.alerts.pipeline;
 
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -63,7 +63,7 @@ final class Releases {
         /** Throws (retriable: the runtime drops it for a revoked partition) once the partition is released. */
         void requireOwned() {
             if (calls.released) {
-                throw new RetriableException("partition released: no further delivery starts on this instance");
+                throw new RetryLaterException("partition released: no further delivery starts on this instance");
             }
         }
 

@@ -3,7 +3,7 @@ package io.changestream.alerts.retry;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.changestream.topics.serde.Json;
 import java.time.Clock;
 import java.time.Duration;
@@ -557,9 +557,9 @@ final class DestinationStates implements AutoCloseable {
                     TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new RetriableException("interrupted while writing the state of " + c.destination(), e);
+            throw new RetryLaterException("interrupted while writing the state of " + c.destination(), e);
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            throw new RetriableException("state of destination " + c.destination() + " not acked within "
+            throw new RetryLaterException("state of destination " + c.destination() + " not acked within "
                     + settings.ackTimeout().toMillis() + " ms: " + e, e);
         }
         merge(c);

@@ -1,7 +1,7 @@
 package io.changestream.alerts.retry;
 
 import io.changestream.alerts.destination.Cancellation;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.changestream.runtime.RuntimeState;
 import io.changestream.runtime.RuntimeStatus;
 import io.micrometer.core.instrument.Counter;
@@ -339,7 +339,7 @@ final class RetryLoop implements AutoCloseable {
     /** A try that failed: not acked (tried again later), or an unexpected error (dead-lettered and settled). */
     private RetryProcessor.Step failed(TopicPartition tp, DestinationQueue.Held h, Throwable error) {
         RetryRecord r = h.record();
-        if (error instanceof RetriableException) {
+        if (error instanceof RetryLaterException) {
             LOG.warn("retry record {}@{} of {}: {}; tried again in {}", tp, h.offset(), r.destination(),
                     error.getMessage(), settings.recheckInterval());
         } else {

@@ -4,7 +4,7 @@ import io.changestream.alerts.destination.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.pipeline.LongRetries;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -183,8 +183,8 @@ public final class RetryPath implements LongRetries {
                 });
     }
 
-    private RetriableException notAcked(RetryRecord record, Throwable e) {
-        return new RetriableException("hand-off of " + record.settlementKey() + " not acked within "
+    private RetryLaterException notAcked(RetryRecord record, Throwable e) {
+        return new RetryLaterException("hand-off of " + record.settlementKey() + " not acked within "
                 + settings.ackTimeout().toMillis() + " ms (ledger.ackTimeout): " + e, e);
     }
 

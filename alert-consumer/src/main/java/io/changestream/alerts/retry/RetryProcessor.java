@@ -10,7 +10,7 @@ import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.delivery.DeliveryDecision;
 import io.changestream.alerts.filter.ActiveSubscription;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
@@ -141,7 +141,7 @@ final class RetryProcessor {
      * Tries one record, the head of its destination on its partition, without waiting for the receiver: the send
      * goes out through {@link DestinationRegistry#deliverAsync}, and what its result means (settle, dead-letter,
      * suspend, wait) is worked out on {@code after} (the loop's workers), so a hanging receiver holds no thread,
-     * only its own destination's queue. The stage fails with a {@link RetriableException} when a ledger, DLQ or
+     * only its own destination's queue. The stage fails with a {@link RetryLaterException} when a ledger, DLQ or
      * state write was not acked (the loop tries again later). Cancelling the stage aborts the send.
      */
     CompletableFuture<Step> attempt(TopicPartition tp, long offset, RetryRecord r, Progress p, Executor after) {
@@ -194,7 +194,7 @@ final class RetryProcessor {
                 if (atMostOnce) {
                     return unknownOutcome(tp, offset, r, p, t); // it may have gone out: never sent again
                 }
-                throw new RetriableException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
+                throw new RetryLaterException("retry-path send of " + r.settlementKey() + " did not complete: " + error,
                         error);
             }
             Step next = outcome(tp, offset, r, p, t, attempt, result);
@@ -247,7 +247,7 @@ final class RetryProcessor {
                 // a permanent answer keeps the retries it had left; the rest (exhausted, or an at-most-once request
                 // that may have arrived: decision 1111) have none
                 p.attempts = attempt;
-                boolean permanent = result.outcome() == DeliveryResult.Outcome.PERMANENT;
+                boolean permanent = result.outcome() == DeliveryResult.Kind.PERMANENT;
                 deadLetter(r, target, decision.reason(), attempt, permanent ? Math.max(0, sub.retries()
                         - (attempt - 1)) : 0);
                 return settle(tp, offset, r, p, DeliveryRecord.DEAD_LETTERED, "deadLettered");

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import java.net.URI;
@@ -76,7 +76,7 @@ class AddressGuardTest {
                     "{\"endpoint\":\"" + receiver.uri("/hook") + "\"}");
             DeliveryResult result = webhook.deliver(DeliveryRequest.of(Fixtures.subscription(d), d,
                     Fixtures.event(), 1));
-            assertEquals(Outcome.PERMANENT, result.outcome());
+            assertEquals(Kind.PERMANENT, result.outcome());
             assertTrue(result.reason().contains("refused"), result.reason());
             assertEquals(0, receiver.received().size());
         }

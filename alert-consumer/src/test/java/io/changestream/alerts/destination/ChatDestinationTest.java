@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import java.net.URI;
@@ -32,7 +32,7 @@ class ChatDestinationTest {
                 "{\"endpoint\":\"" + receiver.uri("/chat") + "\"}");
         DeliveryResult result = new ChatDestination(format, sender, MESSAGES)
                 .deliver(DeliveryRequest.of(Fixtures.subscription(d), d, Fixtures.event(), 1));
-        assertEquals(Outcome.DELIVERED, result.outcome());
+        assertEquals(Kind.DELIVERED, result.outcome());
         LocalReceiver.Received got = receiver.received().get(receiver.received().size() - 1);
         assertTrue(got.header("Idempotency-Key").endsWith(Fixtures.event().id()));
         return Fixtures.json(new String(got.body(), StandardCharsets.UTF_8));

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.SubscriptionDestination;
@@ -73,19 +73,19 @@ class CircuitBreakerTest {
             DeliveryRequest toOk = DeliveryRequest.of(sub, okDest, Fixtures.event(), 1);
 
             for (int i = 0; i < 3; i++) {
-                assertEquals(Outcome.RETRY, webhook.deliver(toDead).outcome());
+                assertEquals(Kind.RETRY, webhook.deliver(toDead).outcome());
             }
             assertEquals(CircuitState.OPEN, webhook.state(CircuitBreakingDestination.key(toDead)));
             DeliveryResult refused = webhook.deliver(toDead);
-            assertEquals(Outcome.RETRY, refused.outcome());
+            assertEquals(Kind.RETRY, refused.outcome());
             assertEquals(Duration.ofSeconds(30), refused.retryAfter());
             assertEquals(3, dead.received().size(), "an open circuit makes no call");
-            assertEquals(Outcome.DELIVERED, webhook.deliver(toOk).outcome());
+            assertEquals(Kind.DELIVERED, webhook.deliver(toOk).outcome());
             assertEquals(CircuitState.CLOSED, webhook.state(CircuitBreakingDestination.key(toOk)));
 
             dead.always(200);
             clock.advance(Duration.ofSeconds(30));
-            assertEquals(Outcome.DELIVERED, webhook.deliver(toDead).outcome(), "the half-open trial");
+            assertEquals(Kind.DELIVERED, webhook.deliver(toDead).outcome(), "the half-open trial");
             assertEquals(CircuitState.CLOSED, webhook.state(CircuitBreakingDestination.key(toDead)));
             assertEquals(4, dead.received().size());
         }
@@ -130,7 +130,7 @@ class CircuitBreakerTest {
             explode.set(false);
             receiver.always(200);
             clock.advance(Duration.ofSeconds(30));
-            assertEquals(Outcome.DELIVERED, webhook.deliver(request).outcome(), "the next trial goes through");
+            assertEquals(Kind.DELIVERED, webhook.deliver(request).outcome(), "the next trial goes through");
             assertEquals(CircuitState.CLOSED, webhook.state(CircuitBreakingDestination.key(request)));
         }
     }

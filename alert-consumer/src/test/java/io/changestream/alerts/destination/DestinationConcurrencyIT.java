@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.testkit.LoopbackHttpServer;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.SubscriptionDestination;
@@ -145,7 +145,7 @@ class DestinationConcurrencyIT {
             receiver.open();
             CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS)
                     .join();
-            assertTrue(results.stream().allMatch(r -> r.join().outcome() == Outcome.DELIVERED), "all delivered");
+            assertTrue(results.stream().allMatch(r -> r.join().outcome() == Kind.DELIVERED), "all delivered");
             assertEquals(40, receiver.received("/limited"), "every request was sent once");
             assertEquals(LIMIT, receiver.maxOpen("/limited"), "never more than the limit at once");
             assertEquals(0.0, meters.get("changestream.alert.deliveries.in.flight").tag("type", "WEBHOOK").gauge()
@@ -303,7 +303,7 @@ class DestinationConcurrencyIT {
             assertTrue(shed.shed(), "the commit path's request leaves: " + shed);
             assertTrue(patient.subList(LIMIT, LIMIT + 3).stream().noneMatch(CompletableFuture::isDone),
                     "the retry path's queued requests keep their place");
-            assertTrue(waits.outcome() == Outcome.RETRY && waits.throttled() && !waits.shed()
+            assertTrue(waits.outcome() == Kind.RETRY && waits.throttled() && !waits.shed()
                     && waits.reason().contains("delivery.maxQueuedPerDestination"),
                     "the retry path's comes back later: " + waits);
             receiver.open();
@@ -322,7 +322,7 @@ class DestinationConcurrencyIT {
         try (LocalReceiver receiver = new LocalReceiver(); DestinationRegistry registry = registry(meters, 10)) {
             SubscriptionDestination d = Fixtures.destination("plain", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.uri("/plain") + "\"}");
-            assertEquals(Outcome.DELIVERED, registry.deliverAsync(request(d, 0)).orTimeout(30, TimeUnit.SECONDS)
+            assertEquals(Kind.DELIVERED, registry.deliverAsync(request(d, 0)).orTimeout(30, TimeUnit.SECONDS)
                     .join().outcome());
             LocalReceiver.Received got = receiver.received().get(0);
             assertEquals(null, got.header("Upgrade"), "no h2c upgrade on http:");

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.SubscriptionDestination;
@@ -145,9 +145,9 @@ class DestinationRateLimiterTest {
             DeliveryRequest second = request("d", SubscriptionType.WEBHOOK, null, 7);
             second = DeliveryRequest.of(first.subscription(), d, second.event(), 1);
 
-            assertEquals(Outcome.DELIVERED, registry.deliver(first).outcome());
+            assertEquals(Kind.DELIVERED, registry.deliver(first).outcome());
             DeliveryResult held = registry.deliver(second);
-            assertEquals(Outcome.RETRY, held.outcome());
+            assertEquals(Kind.RETRY, held.outcome());
             assertEquals(60, held.retryAfter().toSeconds());
             assertTrue(held.reason().contains("rate limit"), held.reason());
             assertEquals(1, receiver.received().size());
@@ -156,7 +156,7 @@ class DestinationRateLimiterTest {
 
             receiver.then(429, Map.of("Retry-After", "30"));
             clock.advance(Duration.ofSeconds(60));
-            assertEquals(Outcome.RETRY, registry.deliver(second).outcome(), "sent on its slot, answered 429");
+            assertEquals(Kind.RETRY, registry.deliver(second).outcome(), "sent on its slot, answered 429");
             assertEquals(2, receiver.received().size());
             assertEquals(30, registry.deliver(second).retryAfter().toSeconds(), "paused for the Retry-After");
             assertEquals(2, receiver.received().size());

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -27,8 +27,8 @@ class DestinationRegistryTest {
                     "{\"endpoint\":\"" + receiver.uri("/h") + "\",\"secretKey\":\"topsecret\"}");
             receiver.then(500);
             DeliveryRequest request = DeliveryRequest.of(Fixtures.subscription(d), d, Fixtures.event(), 1);
-            assertEquals(Outcome.RETRY, registry.deliver(request).outcome());
-            assertEquals(Outcome.DELIVERED, registry.deliver(request).outcome());
+            assertEquals(Kind.RETRY, registry.deliver(request).outcome());
+            assertEquals(Kind.DELIVERED, registry.deliver(request).outcome());
 
             String scrape = meters.scrape();
             assertEquals(1.0, meters.get("changestream.alert.deliveries").tag("type", "WEBHOOK")
@@ -38,7 +38,7 @@ class DestinationRegistryTest {
             assertFalse(scrape.contains(receiver.uri("/h").toString()));
 
             SubscriptionDestination email = Fixtures.destination("m", SubscriptionType.EMAIL, "{}");
-            assertEquals(Outcome.PERMANENT, registry.deliver(DeliveryRequest.of(Fixtures.subscription(email), email,
+            assertEquals(Kind.PERMANENT, registry.deliver(DeliveryRequest.of(Fixtures.subscription(email), email,
                     Fixtures.event(), 1)).outcome(), "no SMTP configured");
         }
     }

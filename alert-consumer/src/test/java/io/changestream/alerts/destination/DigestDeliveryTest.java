@@ -8,7 +8,7 @@ import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.GreenMailUtil;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.EventSubscription;
@@ -64,7 +64,7 @@ class DigestDeliveryTest {
             SubscriptionDestination d = Fixtures.destination("w", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.uri("/hook") + "\",\"secretKey\":\"s3cret\"}");
             DigestMessage m = digest(Fixtures.subscription(d));
-            assertEquals(Outcome.DELIVERED, registry.digests().deliver(m, d).outcome());
+            assertEquals(Kind.DELIVERED, registry.digests().deliver(m, d).outcome());
             LocalReceiver.Received got = receiver.received().get(0);
             JsonNode body = io.changestream.topics.serde.Json.mapper().readTree(got.body());
             assertTrue(body.isArray());
@@ -86,7 +86,7 @@ class DigestDeliveryTest {
                     SubscriptionType.G_CHAT)) {
                 SubscriptionDestination d = Fixtures.destination(type.name(), type,
                         "{\"endpoint\":\"" + receiver.uri("/" + type.name()) + "\"}");
-                assertEquals(Outcome.DELIVERED, registry.digests().deliver(digest(Fixtures.subscription(d)), d)
+                assertEquals(Kind.DELIVERED, registry.digests().deliver(digest(Fixtures.subscription(d)), d)
                         .outcome(), type.name());
             }
             assertEquals(3, receiver.received().size());
@@ -105,7 +105,7 @@ class DigestDeliveryTest {
         try (DestinationRegistry registry = registry()) {
             SubscriptionDestination d = Fixtures.destination("m", SubscriptionType.EMAIL,
                     "{\"receivers\":[\"ann@cs.test\"]}");
-            assertEquals(Outcome.DELIVERED, registry.digests().deliver(digest(Fixtures.subscription(d)), d)
+            assertEquals(Kind.DELIVERED, registry.digests().deliver(digest(Fixtures.subscription(d)), d)
                     .outcome());
             MimeMessage[] got = SMTP.getReceivedMessages();
             assertEquals(1, got.length);

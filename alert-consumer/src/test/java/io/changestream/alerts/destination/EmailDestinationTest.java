@@ -8,7 +8,7 @@ import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.GreenMailUtil;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import jakarta.mail.internet.MimeMessage;
@@ -38,7 +38,7 @@ class EmailDestinationTest {
         DeliveryResult result = new EmailDestination(smtp("right"), MessageSettings.DEFAULTS)
                 .deliver(request("[\"ann@cs.test\",\"bob@cs.test\"]"));
 
-        assertEquals(Outcome.DELIVERED, result.outcome());
+        assertEquals(Kind.DELIVERED, result.outcome());
         MimeMessage[] got = SMTP.getReceivedMessages();
         assertEquals(2, got.length, "one copy per receiver");
         assertEquals("[orders-alerts] table updated: svc.db.sales.orders", got[0].getSubject());
@@ -53,7 +53,7 @@ class EmailDestinationTest {
         DeliveryResult result = new EmailDestination(smtp("wrong"), MessageSettings.DEFAULTS)
                 .deliver(request("[\"ann@cs.test\"]"));
 
-        assertEquals(Outcome.PERMANENT, result.outcome());
+        assertEquals(Kind.PERMANENT, result.outcome());
         assertFalse(result.reason().contains("wrong"), "no password in the reason");
         assertEquals(0, SMTP.getReceivedMessages().length);
     }
@@ -64,7 +64,7 @@ class EmailDestinationTest {
                 Duration.ofSeconds(1), Duration.ofSeconds(1));
         DeliveryResult result = new EmailDestination(nowhere, MessageSettings.DEFAULTS)
                 .deliver(request("[\"ann@cs.test\"]"));
-        assertEquals(Outcome.RETRY, result.outcome());
+        assertEquals(Kind.RETRY, result.outcome());
     }
 
     @Test
@@ -98,8 +98,8 @@ class EmailDestinationTest {
     @Test
     void missingOrInvalidReceiversArePermanent() {
         EmailDestination email = new EmailDestination(smtp("right"), MessageSettings.DEFAULTS);
-        assertEquals(Outcome.PERMANENT, email.deliver(request("[]")).outcome());
-        assertEquals(Outcome.PERMANENT, email.deliver(request("[\"not an address\"]")).outcome());
+        assertEquals(Kind.PERMANENT, email.deliver(request("[]")).outcome());
+        assertEquals(Kind.PERMANENT, email.deliver(request("[\"not an address\"]")).outcome());
         assertTrue(smtp("right").toString().contains(Secrets.MASK));
         assertFalse(smtp("right").toString().contains("right,"));
     }

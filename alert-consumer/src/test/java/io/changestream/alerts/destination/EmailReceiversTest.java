@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.testkit.PlatformStandIn;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.ChangeDescription;
@@ -147,12 +147,12 @@ class EmailReceiversTest {
 
         platform.unavailable(true);
         DeliveryResult down = destination.deliver(request);
-        assertEquals(Outcome.RETRY, down.outcome());
+        assertEquals(Kind.RETRY, down.outcome());
         assertTrue(down.reason().contains("receivers unknown") && down.reason().contains("503"), down.reason());
         assertEquals(0, SMTP.getReceivedMessages().length, "not sent to fewer people");
 
         platform.unavailable(false);
-        assertEquals(Outcome.DELIVERED, destination.deliver(request).outcome());
+        assertEquals(Kind.DELIVERED, destination.deliver(request).outcome());
         MimeMessage[] got = SMTP.getReceivedMessages();
         assertEquals(3, got.length, "one message, three recipients");
         assertEquals(Set.of("alice@cs.test", "data-eng@cs.test", "audit@cs.test"),
@@ -171,7 +171,7 @@ class EmailReceiversTest {
         SubscriptionDestination owners = email("o", SubscriptionCategory.OWNERS, null);
         DeliveryResult refused = wrongToken.deliver(DeliveryRequest.of(Fixtures.subscription(owners), owners,
                 event(null), 1));
-        assertEquals(Outcome.RETRY, refused.outcome());
+        assertEquals(Kind.RETRY, refused.outcome());
         assertTrue(refused.reason().contains("401") && refused.reason().contains("bearerToken"), refused.reason());
         assertFalse(refused.reason().contains("wrong-token-value"));
         assertFalse(directory("s3cr3t-token", 10).toString().contains("s3cr3t"));
@@ -181,7 +181,7 @@ class EmailReceiversTest {
     void anEntityWithoutOwnersIsSettledWithoutAMessage() {
         EmailDestination destination = new EmailDestination(smtp(), MessageSettings.DEFAULTS, receivers());
         SubscriptionDestination owners = email("o", SubscriptionCategory.OWNERS, null);
-        assertEquals(Outcome.DELIVERED, destination.deliver(DeliveryRequest.of(Fixtures.subscription(owners), owners,
+        assertEquals(Kind.DELIVERED, destination.deliver(DeliveryRequest.of(Fixtures.subscription(owners), owners,
                 Fixtures.event(), 1)).outcome());
         assertEquals(0, SMTP.getReceivedMessages().length);
     }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.topics.model.SubscriptionCategory;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
@@ -62,7 +62,7 @@ class HangingReceiverTest {
             DeliveryResult result = registry.deliverAsync(request(webhook(server.url("/hook"), 1, 1)))
                     .orTimeout(20, TimeUnit.SECONDS).join();
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
-            assertEquals(Outcome.RETRY, result.outcome());
+            assertEquals(Kind.RETRY, result.outcome());
             assertTrue(result.unanswered(), "sent and not answered: the outcome is unknown " + result);
             assertTrue(tookMillis >= 900 && tookMillis < 10_000, "no answer for readTimeout (1 s) ends it, within "
                     + "the deadline timeout + readTimeout (2 s); took " + tookMillis + " ms");

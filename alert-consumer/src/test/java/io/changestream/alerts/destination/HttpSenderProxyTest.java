@@ -3,7 +3,7 @@ package io.changestream.alerts.destination;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,7 +38,7 @@ class HttpSenderProxyTest {
             try {
                 HttpSender sender = new HttpSender(HttpSettings.DEFAULTS.allowingPrivateAddresses(),
                         Clock.systemUTC());
-                assertEquals(Outcome.DELIVERED, sender.send(post(target.uri("/hook"))).outcome());
+                assertEquals(Kind.DELIVERED, sender.send(post(target.uri("/hook"))).outcome());
                 assertEquals(1, target.received().size(), "straight to the target");
                 assertEquals(0, proxy.received().size(), "never through the JVM's proxy");
             } finally {
@@ -61,13 +61,13 @@ class HttpSenderProxyTest {
 
             HttpSender guarded = new HttpSender(HttpSettings.DEFAULTS.withProxy(hostPort), Clock.systemUTC());
             DeliveryResult refused = guarded.send(post(target.uri("/hook")));
-            assertEquals(Outcome.PERMANENT, refused.outcome());
+            assertEquals(Kind.PERMANENT, refused.outcome());
             assertTrue(refused.reason().contains("refused"), refused.reason());
             assertEquals(0, proxy.received().size(), "a private target is refused before the proxy sees it");
 
             HttpSender open = new HttpSender(HttpSettings.DEFAULTS.allowingPrivateAddresses().withProxy(hostPort),
                     Clock.systemUTC());
-            assertEquals(Outcome.DELIVERED, open.send(post(target.uri("/hook"))).outcome());
+            assertEquals(Kind.DELIVERED, open.send(post(target.uri("/hook"))).outcome());
             assertEquals(1, proxy.received().size(), "through the configured proxy");
             assertEquals(0, target.received().size());
         }
@@ -79,7 +79,7 @@ class HttpSenderProxyTest {
             URI proxyUri = proxy.uri("/");
             HttpSender sender = new HttpSender(HttpSettings.DEFAULTS.withProxy(proxyUri.getHost() + ":"
                     + proxyUri.getPort()), Clock.systemUTC());
-            assertEquals(Outcome.DELIVERED, sender.send(post(URI.create("http://8.8.8.8/hook"))).outcome(),
+            assertEquals(Kind.DELIVERED, sender.send(post(URI.create("http://8.8.8.8/hook"))).outcome(),
                     "a public target through the operator's proxy on a private address");
             assertEquals(1, proxy.received().size());
             sender.close();

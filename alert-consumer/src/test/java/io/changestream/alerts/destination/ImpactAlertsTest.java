@@ -8,7 +8,7 @@ import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.GreenMailUtil;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.alerts.impact.ImpactFixture;
 import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.alerts.impact.ImpactSettings;
@@ -106,7 +106,7 @@ class ImpactAlertsTest {
     @Test
     void theOwnersOfEveryImpactedAssetAndTheListedReceiversGetOneMail() throws Exception {
         DeliveryResult result = mailToDownstreamOwnersAndOncall();
-        assertEquals(Outcome.DELIVERED, result.outcome(), result.reason());
+        assertEquals(Kind.DELIVERED, result.outcome(), result.reason());
         MimeMessage[] got = SMTP.getReceivedMessages();
         Set<String> to = new TreeSet<>();
         for (MimeMessage m : got) {
@@ -124,7 +124,7 @@ class ImpactAlertsTest {
     void whenTheImpactIsUnknownTheListedReceiversGetTheAlertOnTimeAndItSaysSo() throws Exception {
         platform.unavailable(true);
         DeliveryResult result = mailToDownstreamOwnersAndOncall();
-        assertEquals(Outcome.DELIVERED, result.outcome(), result.reason());
+        assertEquals(Kind.DELIVERED, result.outcome(), result.reason());
         MimeMessage[] got = SMTP.getReceivedMessages();
         assertEquals(1, got.length);
         assertEquals("oncall@cs.test", got[0].getAllRecipients()[0].toString());
@@ -146,7 +146,7 @@ class ImpactAlertsTest {
     void slackListsTheTopImpactedAssetsAndCountsTheRest() {
         DeliveryResult result = new ChatDestination(ChatFormat.SLACK, sender, MESSAGES, resolver(TOP_TWO))
                 .deliver(request(chat(SubscriptionType.SLACK, "")));
-        assertEquals(Outcome.DELIVERED, result.outcome(), result.reason());
+        assertEquals(Kind.DELIVERED, result.outcome(), result.reason());
         JsonNode body = lastBody();
         assertEquals("ingestion pipeline run failed: mysql_prod.ingest_orders — 5 impacted assets",
                 body.get("text").asText());
@@ -180,7 +180,7 @@ class ImpactAlertsTest {
     void aWebhookBodyCarriesTheRunAndItsImpact() {
         DeliveryResult result = new WebhookDestination(sender, Clock.systemUTC(), resolver(ImpactSettings.DEFAULTS))
                 .deliver(request(chat(SubscriptionType.WEBHOOK, "")));
-        assertEquals(Outcome.DELIVERED, result.outcome(), result.reason());
+        assertEquals(Kind.DELIVERED, result.outcome(), result.reason());
         JsonNode body = lastBody();
         assertEquals(ImpactEstate.PIPELINE, body.get("pipelineFqn").asText());
         assertEquals("failed", body.get("state").asText());

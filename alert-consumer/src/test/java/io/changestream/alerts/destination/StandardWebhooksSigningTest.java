@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.standardwebhooks.Webhook;
 import com.standardwebhooks.exceptions.WebhookVerificationException;
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
@@ -62,7 +62,7 @@ class StandardWebhooksSigningTest {
 
     @Test
     void theOfficialLibraryVerifiesAStandardSignature() {
-        assertEquals(Outcome.DELIVERED, webhook.deliver(request("standard", SECRET)).outcome());
+        assertEquals(Kind.DELIVERED, webhook.deliver(request("standard", SECRET)).outcome());
 
         LocalReceiver.Received got = receiver.received().get(0);
         assertDoesNotThrow(() -> new Webhook(SECRET).verify(body(got), headers(got)));
@@ -99,9 +99,9 @@ class StandardWebhooksSigningTest {
     @Test
     void aRetryKeepsTheMessageIdAndIsSignedAtItsOwnTime() {
         receiver.then(503);
-        assertEquals(Outcome.RETRY, webhook.deliver(request("standard", SECRET)).outcome());
+        assertEquals(Kind.RETRY, webhook.deliver(request("standard", SECRET)).outcome());
         clock.advance(Duration.ofSeconds(30));
-        assertEquals(Outcome.DELIVERED, webhook.deliver(request("standard", SECRET)).outcome());
+        assertEquals(Kind.DELIVERED, webhook.deliver(request("standard", SECRET)).outcome());
 
         LocalReceiver.Received first = receiver.received().get(0);
         LocalReceiver.Received retry = receiver.received().get(1);
@@ -153,7 +153,7 @@ class StandardWebhooksSigningTest {
             assertEquals("config.signatureScheme", scheme.field());
         }
         DeliveryResult atDelivery = webhook.deliver(request("both", "plain-secret"));
-        assertEquals(Outcome.PERMANENT, atDelivery.outcome());
+        assertEquals(Kind.PERMANENT, atDelivery.outcome());
         assertEquals(List.of(), receiver.received());
     }
 }

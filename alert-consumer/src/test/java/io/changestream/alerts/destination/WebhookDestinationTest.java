@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.changestream.alerts.destination.DeliveryResult.Outcome;
+import io.changestream.alerts.destination.DeliveryResult.Kind;
 import io.changestream.testkit.TestClock;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.EventSubscription;
@@ -48,7 +48,7 @@ class WebhookDestinationTest {
         DeliveryResult result = webhook.deliver(request(
                 ",\"secretKey\":\"s3cret\",\"headers\":{\"X-Team\":\"data\"},\"queryParams\":{\"src\":\"cs\"}"));
 
-        assertEquals(Outcome.DELIVERED, result.outcome());
+        assertEquals(Kind.DELIVERED, result.outcome());
         LocalReceiver.Received got = receiver.received().get(0);
         assertEquals("POST", got.method());
         assertEquals("/hook", got.path());
@@ -126,9 +126,9 @@ class WebhookDestinationTest {
         DeliveryResult first = webhook.deliver(request(""));
         DeliveryResult second = webhook.deliver(request(""));
 
-        assertEquals(Outcome.RETRY, first.outcome());
+        assertEquals(Kind.RETRY, first.outcome());
         assertTrue(first.reason().contains("500"), first.reason());
-        assertEquals(Outcome.DELIVERED, second.outcome());
+        assertEquals(Kind.DELIVERED, second.outcome());
         assertEquals(2, receiver.received().size());
         assertEquals(receiver.received().get(0).header("Idempotency-Key"),
                 receiver.received().get(1).header("Idempotency-Key"));
@@ -138,7 +138,7 @@ class WebhookDestinationTest {
     void clientErrorIsPermanent() {
         receiver.then(400);
         DeliveryResult result = webhook.deliver(request(""));
-        assertEquals(Outcome.PERMANENT, result.outcome());
+        assertEquals(Kind.PERMANENT, result.outcome());
         assertTrue(result.reason().startsWith("HTTP 400"), result.reason());
     }
 
@@ -152,7 +152,7 @@ class WebhookDestinationTest {
         assertEquals(Duration.ofSeconds(90), webhook.deliver(request("")).retryAfter());
         receiver.then(408);
         DeliveryResult timeout = webhook.deliver(request(""));
-        assertEquals(Outcome.RETRY, timeout.outcome());
+        assertEquals(Kind.RETRY, timeout.outcome());
         assertNull(timeout.retryAfter());
     }
 
@@ -162,7 +162,7 @@ class WebhookDestinationTest {
         receiver.thenHold(release);
         try {
             DeliveryResult result = webhook.deliver(request(""));
-            assertEquals(Outcome.RETRY, result.outcome());
+            assertEquals(Kind.RETRY, result.outcome());
             assertTrue(result.reason().contains("no response within 2 s"), result.reason());
         } finally {
             release.countDown();
@@ -176,7 +176,7 @@ class WebhookDestinationTest {
         SubscriptionDestination d = Fixtures.destination("d1", SubscriptionType.WEBHOOK,
                 "{\"endpoint\":\"" + endpoint + "\"}");
         DeliveryResult result = webhook.deliver(DeliveryRequest.of(Fixtures.subscription(d), d, Fixtures.event(), 1));
-        assertEquals(Outcome.RETRY, result.outcome());
+        assertEquals(Kind.RETRY, result.outcome());
     }
 
     @Test
@@ -184,11 +184,11 @@ class WebhookDestinationTest {
         WebhookDestination tiny = new WebhookDestination(new HttpSender(
                 new HttpSettings(true, 64, 1024, Duration.ofHours(1), Duration.ofSeconds(30)), Clock.systemUTC()));
         DeliveryResult big = tiny.deliver(request(""));
-        assertEquals(Outcome.PERMANENT, big.outcome());
+        assertEquals(Kind.PERMANENT, big.outcome());
         assertTrue(big.reason().contains("http.maxRequestBytes"), big.reason());
 
         SubscriptionDestination noEndpoint = Fixtures.destination("d2", SubscriptionType.WEBHOOK, "{}");
-        assertEquals(Outcome.PERMANENT, webhook.deliver(DeliveryRequest.of(Fixtures.subscription(noEndpoint),
+        assertEquals(Kind.PERMANENT, webhook.deliver(DeliveryRequest.of(Fixtures.subscription(noEndpoint),
                 noEndpoint, Fixtures.event(), 1)).outcome());
         assertEquals(0, receiver.received().size());
     }

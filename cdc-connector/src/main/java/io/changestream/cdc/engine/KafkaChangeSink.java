@@ -3,7 +3,7 @@ package io.changestream.cdc.engine;
 import io.changestream.cdc.CdcException;
 import io.changestream.cdc.metrics.CdcMetrics;
 import io.changestream.cdc.transform.ChangeEventTransform;
-import io.changestream.cdc.transform.Outcome;
+import io.changestream.cdc.transform.RowOutcome;
 import io.changestream.topics.trace.TraceContext;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -74,7 +74,7 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         fenceBefore(records);
         for (RecordChangeEvent<SourceRecord> event : records) {
             SourceRecord record = event.record();
-            Outcome outcome = outcome(record);
+            RowOutcome outcome = outcome(record);
             if (outcome != null && outcome.isProduced()) {
                 acks.add(producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
                         (String) record.key(), valueBytes(record.value()), headers(record))));
@@ -161,13 +161,13 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
     }
 
     private void count(SourceRecord record) {
-        Outcome outcome = outcome(record);
+        RowOutcome outcome = outcome(record);
         if (outcome == null) {
             metrics.control();
             return;
         }
         metrics.event(header(record, ChangeEventTransform.TABLE_HEADER), outcome);
-        if (outcome == Outcome.PRODUCED) {
+        if (outcome == RowOutcome.PRODUCED) {
             String captured = header(record, CAPTURED_HEADER);
             metrics.captured(record.timestamp() == null ? 0 : record.timestamp(),
                     captured == null || !CAPTURE_TIME.matcher(captured).matches() ? 0 : Long.parseLong(captured),
@@ -175,9 +175,9 @@ final class KafkaChangeSink implements DebeziumEngine.ChangeConsumer<RecordChang
         }
     }
 
-    private static Outcome outcome(SourceRecord record) {
+    private static RowOutcome outcome(SourceRecord record) {
         String tag = header(record, ChangeEventTransform.OUTCOME_HEADER);
-        return tag == null ? null : Outcome.ofTag(tag);
+        return tag == null ? null : RowOutcome.ofTag(tag);
     }
 
     private static String header(SourceRecord record, String name) {

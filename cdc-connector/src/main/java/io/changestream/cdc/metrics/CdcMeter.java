@@ -2,7 +2,7 @@ package io.changestream.cdc.metrics;
 
 /**
  * Every meter of the cdc-connector: Micrometer name (Prometheus name in the comment), unit and description. Tags are
- * bounded: {@code table} (the two captured tables), {@code outcome} ({@link io.changestream.cdc.transform.Outcome}),
+ * bounded: {@code table} (the two captured tables), {@code outcome} ({@link io.changestream.cdc.transform.RowOutcome}),
  * {@code kind} (the fixed list in {@link #ERRORS}), {@code thread} (capture, lease).
  */
 public enum CdcMeter {

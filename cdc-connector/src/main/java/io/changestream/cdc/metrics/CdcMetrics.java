@@ -1,6 +1,6 @@
 package io.changestream.cdc.metrics;
 
-import io.changestream.cdc.transform.Outcome;
+import io.changestream.cdc.transform.RowOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,7 +50,7 @@ public final class CdcMetrics {
     }
 
     /** Counts one row of {@code table} with its outcome. */
-    public void event(String table, Outcome outcome) {
+    public void event(String table, RowOutcome outcome) {
         String key = table + "|" + outcome.tag();
         events.computeIfAbsent(key, k -> counter(CdcMeter.EVENTS).tag("table", table).tag("outcome", outcome.tag())
                 .register(registry)).increment();
@@ -58,7 +58,7 @@ public final class CdcMetrics {
     }
 
     /** Rows counted so far with this outcome, over all tables. */
-    public long count(Outcome outcome) {
+    public long count(RowOutcome outcome) {
         return eventCounts.entrySet().stream().filter(e -> e.getKey().endsWith("|" + outcome.tag()))
                 .mapToLong(java.util.Map.Entry::getValue).sum();
     }

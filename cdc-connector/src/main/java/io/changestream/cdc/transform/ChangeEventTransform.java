@@ -33,7 +33,7 @@ import org.apache.kafka.connect.transforms.Transformation;
  */
 public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transformation<R> {
 
-    /** Header naming the {@link Outcome} of a mapped row. */
+    /** Header naming the {@link RowOutcome} of a mapped row. */
     public static final String OUTCOME_HEADER = "cs.outcome";
     /** Header naming the qualified source table of a mapped row. */
     public static final String TABLE_HEADER = "cs.table";

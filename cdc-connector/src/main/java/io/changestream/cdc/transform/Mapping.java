@@ -7,9 +7,9 @@ import java.nio.charset.StandardCharsets;
  * value (UTF-8, written once: the embedded connector sends these bytes as they are). {@code reason} says why a row was
  * filtered, ignored or dead-lettered (never contains row content).
  */
-public record Mapping(Outcome outcome, String topic, String key, byte[] value, String reason) {
+public record Mapping(RowOutcome outcome, String topic, String key, byte[] value, String reason) {
 
-    static Mapping skipped(Outcome outcome, String reason) {
+    static Mapping skipped(RowOutcome outcome, String reason) {
         return new Mapping(outcome, null, null, null, reason);
     }
 

@@ -69,7 +69,7 @@ public final class RowMapper {
 
     private Mapping mapChangeEvent(CapturedRow row) {
         if (!row.isInsert()) {
-            return Mapping.skipped(Outcome.IGNORED,
+            return Mapping.skipped(RowOutcome.IGNORED,
                     "change_event " + operationName(row) + " (retention) is not an event");
         }
         ObjectNode json;
@@ -93,7 +93,7 @@ public final class RowMapper {
         }
         String skip = filterReason(event);
         if (skip != null) {
-            return Mapping.skipped(Outcome.FILTERED, skip);
+            return Mapping.skipped(RowOutcome.FILTERED, skip);
         }
         ChangeEvent envelope = new ChangeEvent(event.id(), event.eventType(), event.entityType(), event.entityId(),
                 event.domains(), event.entityFullyQualifiedName(), event.previousVersion(), event.currentVersion(),
@@ -108,15 +108,15 @@ public final class RowMapper {
             return deadLetter(row, "envelope is " + value.length + " bytes, above max.row.bytes="
                     + settings.maxRowBytes(), json);
         }
-        return new Mapping(Outcome.PRODUCED, changesTopic, TopicKeys.change(envelope), value, null);
+        return new Mapping(RowOutcome.PRODUCED, changesTopic, TopicKeys.change(envelope), value, null);
     }
 
     private Mapping mapPipelineStatus(CapturedRow row) {
         if (!settings.pipelineStatusExtension().equals(row.extension())) {
-            return Mapping.skipped(Outcome.IGNORED, "extension is not " + settings.pipelineStatusExtension());
+            return Mapping.skipped(RowOutcome.IGNORED, "extension is not " + settings.pipelineStatusExtension());
         }
         if ("d".equals(row.operation())) {
-            return Mapping.skipped(Outcome.IGNORED, "deleted status rows are not status changes");
+            return Mapping.skipped(RowOutcome.IGNORED, "deleted status rows are not status changes");
         }
         ObjectNode json;
         try {
@@ -136,7 +136,7 @@ public final class RowMapper {
             String fqn = pipelineFqn(json, row);
             PipelineRunStatus status = new PipelineRunStatus(fqn, runId, state, optionalLong(json, "startDate"),
                     optionalLong(json, "endDate"), json.get("timestamp").asLong());
-            return new Mapping(Outcome.PRODUCED, statusTopic, status.key(), write(status), null);
+            return new Mapping(RowOutcome.PRODUCED, statusTopic, status.key(), write(status), null);
         } catch (Rejected e) {
             return deadLetter(row, e.getMessage(), json);
         } catch (JsonProcessingException | IllegalArgumentException e) {
@@ -224,7 +224,7 @@ public final class RowMapper {
         }
         CdcDeadLetter letter = new CdcDeadLetter(row.table(), row.logPosition(), row.sourceOffset(),
                 truncate(raw, settings.dlqRawMaxBytes()), reason, row.captureTimeMs());
-        return new Mapping(Outcome.DEAD_LETTERED, dlqTopic, letter.key(), write(letter), reason);
+        return new Mapping(RowOutcome.DEAD_LETTERED, dlqTopic, letter.key(), write(letter), reason);
     }
 
     /** Puts a removed entity back, so a dead letter keeps the whole (masked) row. */

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.cdc.CdcException;
 import io.changestream.cdc.metrics.CdcMetrics;
 import io.changestream.cdc.transform.ChangeEventTransform;
-import io.changestream.cdc.transform.Outcome;
+import io.changestream.cdc.transform.RowOutcome;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
@@ -83,11 +83,11 @@ class KafkaChangeSinkIT {
         }
     }
 
-    private static RecordChangeEvent<SourceRecord> mapped(Outcome outcome, String value) {
+    private static RecordChangeEvent<SourceRecord> mapped(RowOutcome outcome, String value) {
         return mapped(TOPIC, outcome, value);
     }
 
-    private static RecordChangeEvent<SourceRecord> mapped(String topic, Outcome outcome, String value) {
+    private static RecordChangeEvent<SourceRecord> mapped(String topic, RowOutcome outcome, String value) {
         ConnectHeaders headers = new ConnectHeaders();
         headers.addString(ChangeEventTransform.OUTCOME_HEADER, outcome.tag());
         headers.addString(ChangeEventTransform.TABLE_HEADER, "public.change_event");
@@ -105,8 +105,8 @@ class KafkaChangeSinkIT {
         KafkaChangeSink sink = new KafkaChangeSink(producer, 10_000, metrics, lastBatch, NO_LEASE);
         SourceRecord heartbeat = new SourceRecord(Map.of(), Map.of("lsn", 2L), "__debezium-heartbeat.x", null, null,
                 null, null);
-        List<RecordChangeEvent<SourceRecord>> batch = List.of(mapped(Outcome.PRODUCED, "{\"id\":\"1\"}"),
-                () -> heartbeat, mapped(Outcome.FILTERED, null), mapped(Outcome.DEAD_LETTERED, "{\"reason\":\"r\"}"));
+        List<RecordChangeEvent<SourceRecord>> batch = List.of(mapped(RowOutcome.PRODUCED, "{\"id\":\"1\"}"),
+                () -> heartbeat, mapped(RowOutcome.FILTERED, null), mapped(RowOutcome.DEAD_LETTERED, "{\"reason\":\"r\"}"));
         RecordingCommitter committer = new RecordingCommitter();
 
         sink.handleBatch(batch, committer);
@@ -121,9 +121,9 @@ class KafkaChangeSinkIT {
                 r.headers().lastHeader(io.changestream.topics.trace.TraceContext.HEADER).value()).orElseThrow()).toList();
         assertEquals(2, traces.stream().map(io.changestream.topics.trace.TraceContext::traceId).distinct().count(),
                 "every record starts its own W3C trace: " + traces);
-        assertEquals(1, metrics.count(Outcome.PRODUCED));
-        assertEquals(1, metrics.count(Outcome.FILTERED));
-        assertEquals(1, metrics.count(Outcome.DEAD_LETTERED));
+        assertEquals(1, metrics.count(RowOutcome.PRODUCED));
+        assertEquals(1, metrics.count(RowOutcome.FILTERED));
+        assertEquals(1, metrics.count(RowOutcome.DEAD_LETTERED));
         assertTrue(lastBatch.get() > 0);
     }
 
@@ -133,8 +133,8 @@ class KafkaChangeSinkIT {
         KafkaChangeSink sink = new KafkaChangeSink(producer, 10_000, metrics, new AtomicLong(), NO_LEASE);
         RecordingCommitter committer = new RecordingCommitter();
         // above the producer's max.request.size (1 MiB): the real client refuses it
-        List<RecordChangeEvent<SourceRecord>> batch = List.of(mapped(FAILING_TOPIC, Outcome.PRODUCED, "{\"id\":1}"),
-                mapped(FAILING_TOPIC, Outcome.PRODUCED, "x".repeat(2_000_000)));
+        List<RecordChangeEvent<SourceRecord>> batch = List.of(mapped(FAILING_TOPIC, RowOutcome.PRODUCED, "{\"id\":1}"),
+                mapped(FAILING_TOPIC, RowOutcome.PRODUCED, "x".repeat(2_000_000)));
 
         CdcException e = assertThrows(CdcException.Retriable.class, () -> sink.handleBatch(batch, committer));
 
@@ -154,7 +154,7 @@ class KafkaChangeSinkIT {
         RecordingCommitter committer = new RecordingCommitter();
 
         CdcException e = assertThrows(CdcException.Retriable.class, () -> sink.handleBatch(
-                List.of(mapped(FENCED_TOPIC, Outcome.PRODUCED, "{\"id\":\"z\"}")), committer));
+                List.of(mapped(FENCED_TOPIC, RowOutcome.PRODUCED, "{\"id\":\"z\"}")), committer));
 
         assertTrue(e.getMessage().contains("lease epoch 7 is no longer held by zombie"), e.getMessage());
         assertTrue(e.getMessage().contains("public.change_event at 0/16B3748"), "coordinates: " + e.getMessage());

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
-import io.changestream.cdc.transform.Outcome;
+import io.changestream.cdc.transform.RowOutcome;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.PostgresDatabase;
@@ -125,7 +125,7 @@ class PostgresCaptureIT {
     @Test
     void pipelineStatusRowsReachThePipelineStatusTopicAndOtherExtensionsAreIgnored() {
         String run = UUID.randomUUID().toString();
-        long ignoredBefore = connector.metrics().count(Outcome.IGNORED);
+        long ignoredBefore = connector.metrics().count(RowOutcome.IGNORED);
         pg.execute("INSERT INTO entity_extension_time_series (entityFQNHash, extension, jsonSchema, json) VALUES "
                 + "('h1', 'testCase.testCaseResult', 'testCaseResult', '{\"timestamp\": 5}'::jsonb)");
         pg.execute("INSERT INTO entity_extension_time_series (entityFQNHash, extension, jsonSchema, json) VALUES "
@@ -144,7 +144,7 @@ class PostgresCaptureIT {
             assertEquals(2_000, states.get(1).path("endDate").asLong());
         }
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> connector.metrics().count(Outcome.IGNORED) >= ignoredBefore + 1);
+                .until(() -> connector.metrics().count(RowOutcome.IGNORED) >= ignoredBefore + 1);
     }
 
     @Test
@@ -182,8 +182,8 @@ class PostgresCaptureIT {
         String masked = UUID.randomUUID().toString();
         String filtered = UUID.randomUUID().toString();
         String last = UUID.randomUUID().toString();
-        long filteredBefore = connector.metrics().count(Outcome.FILTERED);
-        long ignoredBefore = connector.metrics().count(Outcome.IGNORED);
+        long filteredBefore = connector.metrics().count(RowOutcome.FILTERED);
+        long ignoredBefore = connector.metrics().count(RowOutcome.IGNORED);
         insertChangeEvent(Rows.changeEvent(masked, "entityCreated", "databaseService", entity, 1,
                 ",\"entity\":{\"connection\":{\"config\":{\"password\":\"" + PASSWORD_SECRET + "\",\"user\":\"u\"}}}"));
         insertChangeEvent(Rows.changeEvent(filtered, "entityCreated", "bot", entity, 2, ""));
@@ -198,8 +198,8 @@ class PostgresCaptureIT {
             assertFalse(changes.poll().stream().anyMatch(r -> r.value().contains(PASSWORD_SECRET)));
             assertFalse(changes.values().stream().anyMatch(v -> filtered.equals(v.path("id").asText())));
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> connector.metrics().count(Outcome.FILTERED)
-                == filteredBefore + 1 && connector.metrics().count(Outcome.IGNORED) == ignoredBefore + 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> connector.metrics().count(RowOutcome.FILTERED)
+                == filteredBefore + 1 && connector.metrics().count(RowOutcome.IGNORED) == ignoredBefore + 1);
     }
 
     @Test
@@ -210,7 +210,7 @@ class PostgresCaptureIT {
         assertEquals(200, get(http, base + "/health/ready").statusCode());
         insertChangeEvent(Rows.changeEvent(UUID.randomUUID().toString(), "entityCreated", "table",
                 UUID.randomUUID().toString(), 1, ""));
-        await().atMost(Duration.ofSeconds(30)).until(() -> connector.metrics().count(Outcome.PRODUCED) > 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> connector.metrics().count(RowOutcome.PRODUCED) > 0);
         String metrics = get(http, base + "/metrics").body();
         assertTrue(metrics.contains("cdc_events_total{outcome=\"produced\",table=\"public.change_event\"}"), metrics);
         assertTrue(metrics.contains("cdc_connected 1.0"), metrics);

@@ -12,7 +12,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.changestream.cdc.CdcConfig;
 import io.changestream.cdc.CdcConnector;
 import io.changestream.cdc.CdcException;
-import io.changestream.cdc.transform.Outcome;
+import io.changestream.cdc.transform.RowOutcome;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.SaslBroker;
 import io.changestream.testkit.MariaDbServer;
@@ -99,7 +99,7 @@ class SaslCaptureIT {
             await().atMost(Duration.ofSeconds(20)).until(() -> changes.values().stream()
                     .anyMatch(v -> entity.equals(v.path("entityId").asText())));
             await().atMost(Duration.ofSeconds(20)).until(() -> !offsets.poll().isEmpty());
-            assertEquals(1, connector.metrics().count(Outcome.PRODUCED), "one envelope produced");
+            assertEquals(1, connector.metrics().count(RowOutcome.PRODUCED), "one envelope produced");
         }
         System.out.printf("SaslCaptureIT: start + capture + offsets commit over SASL in %d ms%n",
                 Duration.ofNanos(System.nanoTime() - started).toMillis());

@@ -19,7 +19,7 @@ class RowMapperFailureTest {
 
         Mapping mapping = mapper.failed(row, new IllegalStateException("could not write {\"password\":\"hunter2\"}"));
 
-        assertEquals(Outcome.DEAD_LETTERED, mapping.outcome());
+        assertEquals(RowOutcome.DEAD_LETTERED, mapping.outcome());
         assertEquals("cs.cdc-dlq", mapping.topic());
         var letter = Json.mapper().readTree(mapping.value());
         assertTrue(letter.path("reason").asText().startsWith("mapping failed: java.lang.IllegalStateException at "),

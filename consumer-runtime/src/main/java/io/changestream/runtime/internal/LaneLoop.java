@@ -2,7 +2,7 @@ package io.changestream.runtime.internal;
 
 import io.changestream.runtime.Failure;
 import io.changestream.runtime.Outcome;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -136,7 +136,7 @@ final class LaneLoop<K, V> {
         this.ctx = ctx;
         this.random = random;
         this.threadPrefix = threadPrefix;
-        this.successTimer = ctx.metrics().processing(RuntimeMetrics.Outcome.SUCCESS);
+        this.successTimer = ctx.metrics().processing(RuntimeMetrics.Result.SUCCESS);
     }
 
     void start() {
@@ -469,7 +469,7 @@ final class LaneLoop<K, V> {
                 ctx.metrics().dropped.increment();
                 step = Step.DROPPED;
             } else if (done.timedOut()) {
-                ctx.metrics().processing(RuntimeMetrics.Outcome.TIMEOUT).record(done.nanos(), TimeUnit.NANOSECONDS);
+                ctx.metrics().processing(RuntimeMetrics.Result.TIMEOUT).record(done.nanos(), TimeUnit.NANOSECONDS);
                 step = handFailure(item, new Failure(Failure.Kind.TIMED_OUT,
                         "call ran longer than " + ctx.processingTimeoutMillis() + " ms", null, item.event().attempt()));
             } else {
@@ -656,7 +656,7 @@ final class LaneLoop<K, V> {
     private Step decide(WorkItem<K, V> item, Outcome outcome, Throwable thrown, long nanos) {
         int attempt = item.event().attempt();
         if (thrown != null) {
-            ctx.metrics().processing(RuntimeMetrics.Outcome.ERROR).record(nanos, TimeUnit.NANOSECONDS);
+            ctx.metrics().processing(RuntimeMetrics.Result.ERROR).record(nanos, TimeUnit.NANOSECONDS);
             if (thrown instanceof InterruptedException && stopping) {
                 return Step.DROPPED;
             }
@@ -672,21 +672,21 @@ final class LaneLoop<K, V> {
             return Step.DONE;
         }
         if (outcome instanceof Outcome.RetryAfter r) {
-            ctx.metrics().processing(RuntimeMetrics.Outcome.RETRY).record(nanos, TimeUnit.NANOSECONDS);
+            ctx.metrics().processing(RuntimeMetrics.Result.RETRY).record(nanos, TimeUnit.NANOSECONDS);
             return retry(item, r.delay().toMillis(), r.reason(), null);
         }
         if (outcome instanceof Outcome.DeferUntil d) {
-            ctx.metrics().processing(RuntimeMetrics.Outcome.DEFER).record(nanos, TimeUnit.NANOSECONDS);
+            ctx.metrics().processing(RuntimeMetrics.Result.DEFER).record(nanos, TimeUnit.NANOSECONDS);
             park(item, d.notBefore().toEpochMilli(), "deferred: " + d.reason());
             return Step.PARKED;
         }
         Outcome.Fail f = (Outcome.Fail) outcome;
-        ctx.metrics().processing(RuntimeMetrics.Outcome.FAIL).record(nanos, TimeUnit.NANOSECONDS);
+        ctx.metrics().processing(RuntimeMetrics.Result.FAIL).record(nanos, TimeUnit.NANOSECONDS);
         return handFailure(item, new Failure(Failure.Kind.FAILED, f.reason(), null, attempt));
     }
 
     private static boolean retriable(Throwable t) {
-        return t instanceof RetriableException || t instanceof org.apache.kafka.common.errors.RetriableException;
+        return t instanceof RetryLaterException || t instanceof org.apache.kafka.common.errors.RetriableException;
     }
 
     private Step retry(WorkItem<K, V> item, long delayMillis, String reason, Throwable cause) {
@@ -791,7 +791,7 @@ final class LaneLoop<K, V> {
 
     /** New worker after a timeout: fails the timed-out event, then resumes its chain; false if abandoned again. */
     private boolean afterTimeout(WorkItem<K, V> item) {
-        ctx.metrics().processing(RuntimeMetrics.Outcome.TIMEOUT)
+        ctx.metrics().processing(RuntimeMetrics.Result.TIMEOUT)
                 .record(ctx.clock().millis() - item.startedAtMillis, TimeUnit.MILLISECONDS);
         current = item;
         Step step = handFailure(item, new Failure(Failure.Kind.TIMED_OUT,

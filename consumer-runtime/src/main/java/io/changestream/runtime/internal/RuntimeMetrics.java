@@ -23,7 +23,7 @@ import java.util.function.ToDoubleFunction;
 final class RuntimeMetrics {
 
     /** The {@code outcome} tag values of {@link RuntimeMeter#PROCESSING_TIME}. */
-    enum Outcome { SUCCESS, RETRY, DEFER, FAIL, ERROR, TIMEOUT }
+    enum Result { SUCCESS, RETRY, DEFER, FAIL, ERROR, TIMEOUT }
 
     private final MeterRegistry registry;
     private final Tags common;
@@ -41,7 +41,7 @@ final class RuntimeMetrics {
     final Counter timedOutThreads;
     final Counter laneErrors;
     final Counter consumerRestarts;
-    private final Map<Outcome, Timer> processing = new EnumMap<>(Outcome.class);
+    private final Map<Result, Timer> processing = new EnumMap<>(Result.class);
     private final Map<Failure.Kind, Counter> finalFailures = new EnumMap<>(Failure.Kind.class);
 
     RuntimeMetrics(MeterRegistry registry, String group) {
@@ -60,7 +60,7 @@ final class RuntimeMetrics {
         timedOutThreads = counter(RuntimeMeter.TIMED_OUT_THREADS, Tags.empty());
         laneErrors = counter(RuntimeMeter.LANE_ERRORS, Tags.empty());
         consumerRestarts = counter(RuntimeMeter.CONSUMER_RESTARTS, Tags.empty());
-        for (Outcome o : Outcome.values()) {
+        for (Result o : Result.values()) {
             processing.put(o, timer(RuntimeMeter.PROCESSING_TIME, Tags.of("outcome", lower(o))));
         }
         for (Failure.Kind k : Failure.Kind.values()) {
@@ -72,7 +72,7 @@ final class RuntimeMetrics {
         return e.name().toLowerCase(Locale.ROOT);
     }
 
-    Timer processing(Outcome outcome) {
+    Timer processing(Result outcome) {
         return processing.get(outcome);
     }
 

@@ -10,7 +10,7 @@ import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.KeyAssignment;
 import io.changestream.runtime.Outcome;
 import io.changestream.runtime.Processor;
-import io.changestream.runtime.RetriableException;
+import io.changestream.runtime.RetryLaterException;
 import io.changestream.state.StateManager;
 import io.changestream.testkit.TestClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -174,7 +174,7 @@ class LaneLoopTest {
         AtomicInteger calls = new AtomicInteger();
         start(e -> {
             calls.incrementAndGet();
-            throw new RetriableException("down");
+            throw new RetryLaterException("down");
         });
         offer("a", "a1");
         Awaitility.await().atMost(WAIT).until(() -> calls.get() == 1 && delays.size() == 1);

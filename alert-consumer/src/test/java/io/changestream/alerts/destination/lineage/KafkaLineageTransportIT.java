@@ -85,7 +85,7 @@ class KafkaLineageTransportIT {
             EventSubscription sub = EventSubscription.builder("s", "lineage").destinations(List.of(d)).build();
             PipelineRunStatus failed = new PipelineRunStatus("svc.ingest", "run-1", PipelineState.FAILED, 1L, 2L, 3L);
             DeliveryResult result = lineage.deliverAll(List.of(DeliveryRequest.ofRun(sub, d, failed, 1))).get(0);
-            assertEquals(DeliveryResult.Outcome.PERMANENT, result.outcome(), "a stored record is refused at send too");
+            assertEquals(DeliveryResult.Kind.PERMANENT, result.outcome(), "a stored record is refused at send too");
             producer.flush();
             try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(java.util.Map.of(
                     "bootstrap.servers", BROKER.bootstrapServers(),

@@ -245,7 +245,7 @@ class OpenLineageDestinationTest {
                 () -> lineage.transport(destination(",\"maxBatchEvents\":0"))).field());
         assertEquals("config.namespace", assertThrows(DestinationConfigException.class,
                 () -> lineage.transport(destination(",\"namespace\":\"\""))).field());
-        assertEquals(DeliveryResult.Outcome.PERMANENT, lineage.deliver(request(
+        assertEquals(DeliveryResult.Kind.PERMANENT, lineage.deliver(request(
                 destination(",\"gzipThresholdBytes\":-1"), run("r", PipelineState.FAILED))).outcome());
         assertEquals(Set.of(PipelineState.FAILED, PipelineState.PARTIAL_SUCCESS),
                 LineageSettings.parseStatuses("failed, PARTIALSUCCESS"));
@@ -317,7 +317,7 @@ class OpenLineageDestinationTest {
         OpenLineageDestination lineage = new OpenLineageDestination(LineageSettings.DEFAULTS, sender, null);
         SubscriptionDestination kafka = new SubscriptionDestination("k", SubscriptionCategory.EXTERNAL,
                 SubscriptionType.OPEN_LINEAGE, Json.mapper().readTree("{\"transport\":\"kafka\",\"topic\":\"ol\"}"));
-        assertEquals(DeliveryResult.Outcome.PERMANENT,
+        assertEquals(DeliveryResult.Kind.PERMANENT,
                 lineage.deliver(request(kafka, run("r", PipelineState.FAILED))).outcome(), "no producer here");
     }
 }

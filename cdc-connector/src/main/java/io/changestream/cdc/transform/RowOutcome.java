@@ -6,7 +6,7 @@ import java.util.Locale;
  * What became of one captured row. Every row gets exactly one outcome, and each is counted
  * ({@code cdc_events_total{outcome}}): nothing is dropped without a trace.
  */
-public enum Outcome {
+public enum RowOutcome {
     /** Turned into an envelope on {@code changes} or {@code pipeline-status}. */
     PRODUCED,
     /** Valid, but excluded by an entity-type or event-type filter. */
@@ -22,7 +22,7 @@ public enum Outcome {
     }
 
     /** The outcome of a header value written by {@link #tag()}. */
-    public static Outcome ofTag(String tag) {
+    public static RowOutcome ofTag(String tag) {
         return valueOf(tag.toUpperCase(Locale.ROOT));
     }
 

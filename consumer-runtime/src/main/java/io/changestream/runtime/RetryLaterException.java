@@ -5,15 +5,15 @@ package io.changestream.runtime;
  * the runtime retries it with exponential backoff and jitter, up to {@link RuntimeConfig#maxAttempts()}. Every other
  * exception is a final failure (except Kafka's own {@link org.apache.kafka.common.errors.RetriableException}).
  */
-public class RetriableException extends ConsumerRuntimeException {
+public class RetryLaterException extends ConsumerRuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    public RetriableException(String message) {
+    public RetryLaterException(String message) {
         super(message);
     }
 
-    public RetriableException(String message, Throwable cause) {
+    public RetryLaterException(String message, Throwable cause) {
         super(message, cause);
     }
 }
