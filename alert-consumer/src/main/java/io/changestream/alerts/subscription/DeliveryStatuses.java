@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Where {@code GET …/{id}/status} reads per-destination delivery status from: the group-wide view built from
- * {@code alert-ledger} and {@code alert-dlq} ({@code io.changestream.alerts.status.DeliveryStatusView}) in the
- * service, or this instance's {@link DeliveryStatusBook}. Thread-safe.
+ * {@code alert-ledger} and {@code alert-dlq} ({@code io.changestream.alerts.status.DeliveryStatusView}), with the
+ * retry path's state on top ({@code io.changestream.alerts.retry.RetryStatuses}). Thread-safe.
  */
 public interface DeliveryStatuses {
 

@@ -35,17 +35,17 @@ public final class SubscriptionRoutes {
 
     private final SubscriptionService service;
     private final AdminApiSettings settings;
-    private final DeliveryStatuses statusBook;
+    private final DeliveryStatuses statuses;
     private final ObjectMapper mapper = Json.mapper();
     private final byte[] expectedAuthorization;
 
     /**
-     * @param statusBook delivery status for {@code GET …/{id}/status}, or null to leave that route out
+     * @param statuses delivery status for {@code GET …/{id}/status}, or null to leave that route out
      */
-    public SubscriptionRoutes(SubscriptionService service, AdminApiSettings settings, DeliveryStatuses statusBook) {
+    public SubscriptionRoutes(SubscriptionService service, AdminApiSettings settings, DeliveryStatuses statuses) {
         this.service = Objects.requireNonNull(service, "service");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.statusBook = statusBook;
+        this.statuses = statuses;
         this.expectedAuthorization = ("Bearer " + settings.bearerToken()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -72,12 +72,12 @@ public final class SubscriptionRoutes {
                 service.update(ctx.pathParam("id"), body(ctx), settings.user()))));
         routes.delete(BASE + "/{id}", guarded(ctx -> {
             EventSubscription deleted = service.delete(ctx.pathParam("id"));
-            if (statusBook != null) {
-                statusBook.forget(deleted.id());
+            if (statuses != null) {
+                statuses.forget(deleted.id());
             }
             respond(ctx, 200, deleted);
         }));
-        if (statusBook != null) {
+        if (statuses != null) {
             routes.get(BASE + "/{id}/status", guarded(ctx -> status(ctx, service.get(ctx.pathParam("id")))));
         }
     }
@@ -128,10 +128,10 @@ public final class SubscriptionRoutes {
     }
 
     private void status(Context ctx, EventSubscription subscription) throws JsonProcessingException {
-        boolean current = statusBook.current(); // first: a topic-built view catches up to now (bounded)
+        boolean current = statuses.current(); // first: a topic-built view catches up to now (bounded)
         ObjectNode body = mapper.createObjectNode().put("id", subscription.id()).put("name", subscription.name())
                 .put("enabled", subscription.enabled());
-        body.set("destinations", mapper.valueToTree(statusBook.statuses(subscription)));
+        body.set("destinations", mapper.valueToTree(statuses.statuses(subscription)));
         body.put("current", current);
         ctx.status(200).contentType("application/json").result(mapper.writeValueAsString(body));
     }

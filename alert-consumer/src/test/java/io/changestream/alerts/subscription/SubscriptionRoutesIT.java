@@ -10,10 +10,18 @@ import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.DestinationSettings;
 import io.changestream.alerts.destination.Secrets;
 import io.changestream.alerts.filter.FilterSettings;
+import io.changestream.alerts.ledger.LedgerRecords;
+import io.changestream.alerts.status.DeliveryStatusView;
+import io.changestream.alerts.status.StatusSettings;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.testkit.KafkaTestClients;
+import io.changestream.topics.model.ChangeEvent;
+import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
+import io.changestream.topics.model.FailedEvent;
+import io.changestream.topics.model.FailureSource;
+import io.changestream.topics.serde.Serdes;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -26,6 +34,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,7 +51,11 @@ class SubscriptionRoutesIT {
     private static String topic;
     private static SubscriptionStore store;
     private static Javalin app;
-    private static final DeliveryStatusBook STATUS = new DeliveryStatusBook(Clock.systemUTC(), 1_000);
+    private static final String GROUP = "routes-group";
+    private static String ledger;
+    private static String dlq;
+    /** The group-wide view the service serves {@code /status} from, on its own ledger and DLQ topics. */
+    private static DeliveryStatusView status;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @BeforeAll
@@ -48,16 +64,23 @@ class SubscriptionRoutesIT {
         BROKER.createTopic(topic, 1, Map.of("cleanup.policy", "compact"));
         store = SubscriptionStore.start(SubscriptionStoreSettings.of(topic, BROKER.bootstrapServers()),
                 FilterSettings.DEFAULTS);
+        ledger = "it-routes-ledger-" + UUID.randomUUID();
+        dlq = "it-routes-dlq-" + UUID.randomUUID();
+        BROKER.createTopic(ledger, 1, Map.of());
+        BROKER.createTopic(dlq, 1, Map.of());
+        status = DeliveryStatusView.start(new StatusSettings(ledger, dlq, GROUP, 100, 1_000, Duration.ofSeconds(10)),
+                Map.of("bootstrap.servers", BROKER.bootstrapServers()));
         DestinationRegistry registry = new DestinationRegistry(DestinationSettings.DEFAULTS, Clock.systemUTC(),
                 new SimpleMeterRegistry(), null);
         SubscriptionRoutes routes = new SubscriptionRoutes(new SubscriptionService(new SubscriptionFactory(registry,
-                FilterSettings.DEFAULTS, Clock.systemUTC()), store), new AdminApiSettings(TOKEN, "admin"), STATUS);
+                FilterSettings.DEFAULTS, Clock.systemUTC()), store), new AdminApiSettings(TOKEN, "admin"), status);
         app = Javalin.create(routes::install).start("127.0.0.1", 0);
     }
 
     @AfterAll
     static void stop() {
         app.stop();
+        status.close();
         store.close();
     }
 
@@ -153,19 +176,33 @@ class SubscriptionRoutesIT {
         JsonNode body = Requests.json(created.body());
         String id = body.get("id").asText();
         String destination = body.get("destinations").get(0).get("id").asText();
-        STATUS.delivered(id, destination);
-        STATUS.delivered(id, destination);
-        STATUS.failed(id, destination, "HTTP 503", java.time.Instant.now().plusSeconds(5));
-
-        JsonNode status = Requests.json(call("GET", "/" + id + "/status", null).body());
-        JsonNode first = status.get("destinations").get(0);
+        JsonNode fresh = Requests.json(call("GET", "/" + id + "/status", null).body()).get("destinations").get(0);
+        assertEquals("active", fresh.get("status").asText());
+        assertEquals(0, fresh.get("delivered").asInt());
+        // what the group's instances write: two pairs settled in the ledger (the second after two tries), then a
+        // dead letter with its retries used up
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKER.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            long now = System.currentTimeMillis();
+            for (DeliveryRecord r : List.of(
+                    new DeliveryRecord(GROUP, id, "e1", null, DeliveryRecord.DELIVERED, 1, now, "changes", 0, 1),
+                    new DeliveryRecord(GROUP, id, "e2", null, DeliveryRecord.DELIVERED, 2, now + 1, "changes", 0, 2))) {
+                producer.send(new ProducerRecord<>(ledger, LedgerRecords.keyOf(r), Serdes.deliveryRecord().toJson(r)))
+                        .get();
+            }
+            FailedEvent dead = new FailedEvent(id, new ChangeEvent("e3", ChangeEvent.ENTITY_UPDATED, "table",
+                    UUID.randomUUID().toString(), null, "svc.db.t", 0.1, 0.2, "alice", null, now, null, null, null),
+                    "retries exhausted (3): HTTP 503", FailureSource.SUBSCRIBER, 0, 4, now + 2, destination);
+            producer.send(new ProducerRecord<>(dlq, dead.key(), Serdes.failedEvent().toJson(dead))).get();
+        }
+        JsonNode first = Requests.json(call("GET", "/" + id + "/status", null).body()).get("destinations").get(0);
         assertEquals("Webhook", first.get("type").asText());
-        assertEquals("awaitingRetry", first.get("status").asText());
-        assertEquals(2, first.get("delivered").asInt());
-        assertEquals("HTTP 503", first.get("lastFailedReason").asText());
-        STATUS.deadLettered(id, destination, "retries exhausted", true);
-        assertEquals("retryLimitReached", Requests.json(call("GET", "/" + id + "/status", null).body())
-                .get("destinations").get(0).get("status").asText());
+        assertEquals(destination, first.get("destinationId").asText());
+        assertEquals("retryLimitReached", first.get("status").asText(), first.toString());
+        assertEquals(2, first.get("delivered").asInt(), first.toString());
+        assertEquals(1, first.get("deadLettered").asInt(), first.toString());
+        assertEquals("retries exhausted (3): HTTP 503", first.get("lastFailedReason").asText());
         assertEquals(404, call("GET", "/" + UUID.randomUUID() + "/status", null).statusCode());
         assertEquals(401, call("GET", "/" + id + "/status", null, null).statusCode());
     }
