@@ -1,5 +1,17 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.chat.ChatDestination;
+import io.changestream.alerts.destination.chat.ChatFormat;
+import io.changestream.alerts.destination.email.EmailDestination;
+import io.changestream.alerts.destination.email.EmailReceivers;
+import io.changestream.alerts.destination.http.HttpSender;
+import io.changestream.alerts.destination.limits.CircuitBreakingDestination;
+import io.changestream.alerts.destination.limits.CircuitState;
+import io.changestream.alerts.destination.limits.DeliveryConcurrency;
+import io.changestream.alerts.destination.limits.DestinationConcurrency;
+import io.changestream.alerts.destination.limits.DestinationRateLimiter;
+import io.changestream.alerts.destination.webhook.WebhookConfig;
+import io.changestream.alerts.destination.webhook.WebhookDestination;
 import io.changestream.alerts.destination.lineage.OpenLineageDestination;
 import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionDestination;
@@ -292,7 +304,7 @@ public final class DestinationRegistry implements AutoCloseable {
             default -> sender.guard().check(WebhookConfig.parse(destination.config()).endpoint(), "config.endpoint");
         }
         limiter.limitOf(destination);
-        OpenLineageDestination.tiers(destination.config(), java.util.Set.of());
+        Impacts.tiers(destination.config(), java.util.Set.of());
     }
 
     /**

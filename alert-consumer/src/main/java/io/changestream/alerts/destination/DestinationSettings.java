@@ -1,5 +1,9 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.email.SmtpSettings;
+import io.changestream.alerts.destination.http.HttpSettings;
+import io.changestream.alerts.destination.limits.CircuitBreakerSettings;
+import io.changestream.alerts.destination.limits.RateLimitSettings;
 import io.changestream.alerts.impact.ImpactSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
 import java.util.Objects;

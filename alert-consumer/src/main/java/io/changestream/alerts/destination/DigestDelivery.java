@@ -1,5 +1,11 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.chat.ChatFormat;
+import io.changestream.alerts.destination.email.EmailDestination;
+import io.changestream.alerts.destination.http.HttpSender;
+import io.changestream.alerts.destination.limits.CircuitBreakingDestination;
+import io.changestream.alerts.destination.limits.DestinationRateLimiter;
+import io.changestream.alerts.destination.webhook.WebhookPost;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.topics.model.ChangeEvent;

@@ -12,7 +12,7 @@ import java.util.function.ToLongFunction;
  * keys, and values weighing at most {@code maxWeight} together (one heavier than {@code maxEntryWeight} is not kept).
  * Thread-safe; the weight is kept approximately under concurrent puts.
  */
-final class IdentityMemo<K, V> {
+public final class IdentityMemo<K, V> {
 
     private record Entry<K, V>(K key, V value, long weight) {
     }
@@ -24,11 +24,11 @@ final class IdentityMemo<K, V> {
     private final AtomicLong weight = new AtomicLong();
 
     /** A memo of {@code slots} (a power of two) keys, each value weighing 1. */
-    IdentityMemo(int slots) {
+    public IdentityMemo(int slots) {
         this(slots, value -> 1, slots, 1);
     }
 
-    IdentityMemo(int slots, ToLongFunction<V> weigher, long maxWeight, long maxEntryWeight) {
+    public IdentityMemo(int slots, ToLongFunction<V> weigher, long maxWeight, long maxEntryWeight) {
         if (Integer.bitCount(slots) != 1) {
             throw new IllegalArgumentException("slots must be a power of two, was " + slots);
         }
@@ -39,13 +39,13 @@ final class IdentityMemo<K, V> {
     }
 
     /** The value kept for {@code key} (by identity), or null. */
-    V get(K key) {
+    public V get(K key) {
         Entry<K, V> e = slots.get(slot(key));
         return e != null && e.key() == key ? e.value() : null;
     }
 
     /** Keeps {@code value} for {@code key} in the key's slot, unless it weighs too much. */
-    void put(K key, V value) {
+    public void put(K key, V value) {
         long w = weigher.applyAsLong(value);
         int slot = slot(key);
         Entry<K, V> there = slots.get(slot);

@@ -2,8 +2,8 @@ package io.changestream.alerts.destination;
 
 /**
  * What a request does when its destination cannot take it now (decision 2103): stalled (every slot busy, nothing
- * answered for {@link DeliveryConcurrency#stallTimeout()}), its queue full, or its turn later than
- * {@link DeliveryConcurrency#maxQueueWait()}.
+ * answered for {@code delivery.stallTimeout}), its queue full, or its turn later than
+ * {@code delivery.maxQueueWait} (the bulkhead of {@code destination.limits}).
  */
 public enum Patience {
     /**
@@ -15,10 +15,8 @@ public enum Patience {
     SHED,
     /**
      * The request waits its turn in the destination's queue however long the destination takes to answer; a full
-     * queue is a throttled result (tried again later). The retry path's (its pairs already left the commit path), and
-     * an at-most-once destination's on the commit path: the retry path writes no ATTEMPTING record before a send yet,
-     * so a pair handed to it could be sent twice after a crash. Such a pair's wait is bounded by the requests ahead of
-     * it (each at most its deadline) and by the runtime's processing timeout.
+     * queue is a throttled result (tried again later). The retry path's: its pairs already left the commit path. Such
+     * a pair's wait is bounded by the requests ahead of it (each at most its deadline).
      */
     WAIT
 }

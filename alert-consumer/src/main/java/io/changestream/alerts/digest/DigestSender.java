@@ -1,6 +1,6 @@
 package io.changestream.alerts.digest;
 
-import io.changestream.alerts.destination.CircuitBreakingDestination;
+import io.changestream.alerts.destination.limits.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DigestDelivery;
 import io.changestream.alerts.destination.DigestMessage;

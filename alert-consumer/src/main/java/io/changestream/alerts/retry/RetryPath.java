@@ -1,6 +1,6 @@
 package io.changestream.alerts.retry;
 
-import io.changestream.alerts.destination.CircuitBreakingDestination;
+import io.changestream.alerts.destination.limits.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.alerts.pipeline.LongRetries;

@@ -1,14 +1,14 @@
 package io.changestream.alerts.service;
 
-import io.changestream.alerts.destination.CircuitBreakerSettings;
-import io.changestream.alerts.destination.DeliveryConcurrency;
+import io.changestream.alerts.destination.limits.CircuitBreakerSettings;
+import io.changestream.alerts.destination.limits.DeliveryConcurrency;
 import io.changestream.alerts.destination.DestinationSettings;
-import io.changestream.alerts.destination.HttpSettings;
+import io.changestream.alerts.destination.http.HttpSettings;
 import io.changestream.alerts.destination.MessageSettings;
 import io.changestream.alerts.destination.PlatformSettings;
-import io.changestream.alerts.destination.RateLimit;
-import io.changestream.alerts.destination.RateLimitSettings;
-import io.changestream.alerts.destination.SmtpSettings;
+import io.changestream.alerts.destination.limits.RateLimit;
+import io.changestream.alerts.destination.limits.RateLimitSettings;
+import io.changestream.alerts.destination.email.SmtpSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
 import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterLimits;

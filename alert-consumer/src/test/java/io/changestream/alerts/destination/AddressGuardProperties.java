@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.http.AddressGuard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.net.InetAddress;

@@ -1,5 +1,7 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.http.HttpSettings;
+import io.changestream.alerts.destination.limits.CircuitBreakerSettings;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -12,14 +12,14 @@ import io.changestream.topics.serde.Json;
 import java.util.List;
 
 /** Test data of the destination tests. */
-final class Fixtures {
+public final class Fixtures {
 
-    static final String SUBSCRIPTION_ID = "0b7f8d3e-1c2a-4e5f-8a9b-0c1d2e3f4a5b";
+    public static final String SUBSCRIPTION_ID = "0b7f8d3e-1c2a-4e5f-8a9b-0c1d2e3f4a5b";
 
     private Fixtures() {
     }
 
-    static JsonNode json(String text) {
+    public static JsonNode json(String text) {
         try {
             return Json.mapper().readTree(text);
         } catch (Exception e) {
@@ -27,7 +27,7 @@ final class Fixtures {
         }
     }
 
-    static ChangeEvent event() {
+    public static ChangeEvent event() {
         return new ChangeEvent("9a1e7c44-5d2b-4b8f-a0c3-6e7f8a9b0c1d", "entityUpdated", "table",
                 "6f1c2b7e-8a52-4f8e-9d0c-2b1f3a4c5d6e", null, "svc.db.sales.orders", 0.1, 0.2, "alice", null,
                 1_700_000_000_000L, new ChangeDescription(List.of(new FieldChange("tags", null, json("\"PII\""))),
@@ -35,12 +35,12 @@ final class Fixtures {
                 json("{\"id\":\"6f1c2b7e-8a52-4f8e-9d0c-2b1f3a4c5d6e\"}"), null);
     }
 
-    static EventSubscription subscription(SubscriptionDestination... destinations) {
+    public static EventSubscription subscription(SubscriptionDestination... destinations) {
         return EventSubscription.builder(SUBSCRIPTION_ID, "orders-alerts").destinations(List.of(destinations))
                 .build();
     }
 
-    static SubscriptionDestination destination(String id, SubscriptionType type, String configJson) {
+    public static SubscriptionDestination destination(String id, SubscriptionType type, String configJson) {
         return new SubscriptionDestination(id, SubscriptionCategory.EXTERNAL, type, 1, 2, true,
                 json(configJson), null, null);
     }

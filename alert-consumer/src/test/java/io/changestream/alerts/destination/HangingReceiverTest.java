@@ -1,5 +1,11 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.http.HttpSender;
+import io.changestream.alerts.destination.http.HttpSettings;
+import io.changestream.alerts.destination.limits.CircuitBreakerSettings;
+import io.changestream.alerts.destination.limits.CircuitState;
+import io.changestream.alerts.destination.limits.DeliveryConcurrency;
+import io.changestream.alerts.destination.webhook.WebhookDestination;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

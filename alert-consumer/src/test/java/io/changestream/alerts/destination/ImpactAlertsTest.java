@@ -1,5 +1,13 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.chat.ChatDestination;
+import io.changestream.alerts.destination.chat.ChatFormat;
+import io.changestream.alerts.destination.email.EmailDestination;
+import io.changestream.alerts.destination.email.EmailReceivers;
+import io.changestream.alerts.destination.email.SmtpSettings;
+import io.changestream.alerts.destination.http.HttpSender;
+import io.changestream.alerts.destination.http.HttpSettings;
+import io.changestream.alerts.destination.webhook.WebhookDestination;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -10,16 +10,16 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** A real local HTTP receiver (JDK HttpServer) that records requests and answers scripted statuses. */
-final class LocalReceiver implements AutoCloseable {
+public final class LocalReceiver implements AutoCloseable {
 
-    record Received(String method, String path, String query, Map<String, List<String>> headers, byte[] body) {
-        String header(String name) {
+    public record Received(String method, String path, String query, Map<String, List<String>> headers, byte[] body) {
+        public String header(String name) {
             return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
                     .map(e -> e.getValue().get(0)).findFirst().orElse(null);
         }
     }
 
-    record Reply(int status, Map<String, String> headers, CountDownLatch holdUntil, String body) {
+    public record Reply(int status, Map<String, String> headers, CountDownLatch holdUntil, String body) {
     }
 
     private final LoopbackHttpServer server;
@@ -27,7 +27,7 @@ final class LocalReceiver implements AutoCloseable {
     private final ConcurrentLinkedQueue<Reply> script = new ConcurrentLinkedQueue<>();
     private volatile int defaultStatus = 200;
 
-    LocalReceiver() {
+    public LocalReceiver() {
         server = LoopbackHttpServer.start(64, exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             received.add(new Received(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
@@ -51,36 +51,36 @@ final class LocalReceiver implements AutoCloseable {
         });
     }
 
-    URI uri(String path) {
+    public URI uri(String path) {
         return URI.create(server.url(path));
     }
 
-    LocalReceiver then(int status, Map<String, String> headers) {
+    public LocalReceiver then(int status, Map<String, String> headers) {
         script.add(new Reply(status, headers, null, null));
         return this;
     }
 
     /** The next request is answered with {@code status} and this body. */
-    LocalReceiver thenBody(int status, String body) {
+    public LocalReceiver thenBody(int status, String body) {
         script.add(new Reply(status, Map.of(), null, body));
         return this;
     }
 
-    LocalReceiver then(int status) {
+    public LocalReceiver then(int status) {
         return then(status, Map.of());
     }
 
-    LocalReceiver thenHold(CountDownLatch latch) {
+    public LocalReceiver thenHold(CountDownLatch latch) {
         script.add(new Reply(200, Map.of(), latch, null));
         return this;
     }
 
-    LocalReceiver always(int status) {
+    public LocalReceiver always(int status) {
         defaultStatus = status;
         return this;
     }
 
-    List<Received> received() {
+    public List<Received> received() {
         return received;
     }
 

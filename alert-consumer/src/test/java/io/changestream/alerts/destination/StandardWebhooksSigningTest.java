@@ -1,5 +1,9 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.destination.http.HttpSender;
+import io.changestream.alerts.destination.http.HttpSettings;
+import io.changestream.alerts.destination.limits.CircuitBreakerSettings;
+import io.changestream.alerts.destination.webhook.WebhookDestination;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import io.changestream.testkit.PlatformStandIn;
-import io.changestream.alerts.destination.WebhookDestination;
+import io.changestream.alerts.destination.webhook.WebhookDestination;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;

@@ -1,7 +1,7 @@
 package io.changestream.alerts.destination.lineage;
 
 import io.changestream.alerts.destination.DeliveryResult;
-import io.changestream.alerts.destination.HttpSender;
+import io.changestream.alerts.destination.http.HttpSender;
 import io.openlineage.client.OpenLineage;
 import io.openlineage.client.OpenLineageClientUtils;
 import java.io.ByteArrayOutputStream;

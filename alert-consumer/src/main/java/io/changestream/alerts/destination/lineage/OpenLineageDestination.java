@@ -1,13 +1,14 @@
 package io.changestream.alerts.destination.lineage;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.changestream.alerts.destination.CircuitBreakingDestination;
+import io.changestream.alerts.destination.limits.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
+import io.changestream.alerts.destination.Impacts;
 import io.changestream.alerts.destination.Destination;
 import io.changestream.alerts.destination.DestinationConfigException;
-import io.changestream.alerts.destination.HttpSender;
-import io.changestream.alerts.destination.WebhookConfig;
+import io.changestream.alerts.destination.http.HttpSender;
+import io.changestream.alerts.destination.webhook.WebhookConfig;
 import io.changestream.alerts.impact.Impact;
 import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionDestination;
@@ -149,31 +150,7 @@ public final class OpenLineageDestination implements Destination {
      */
     Set<String> impactTiers(JsonNode config) {
         Set<String> fallback = impact == null ? Set.of() : impact.settings().tiers();
-        return tiers(config, fallback);
-    }
-
-    /**
-     * The tiers of {@code config.impactTiers}, or the fallback when the field is absent.
-     *
-     * @throws DestinationConfigException naming {@code config.impactTiers}
-     */
-    public static Set<String> tiers(JsonNode config, Set<String> fallback) {
-        JsonNode t = config == null ? null : config.get("impactTiers");
-        if (t == null || t.isNull()) {
-            return fallback;
-        }
-        if (!t.isArray()) {
-            throw new DestinationConfigException("config.impactTiers", "must be an array of tier tags such as "
-                    + "[\"Tier.Tier1\"]");
-        }
-        Set<String> out = new java.util.LinkedHashSet<>();
-        for (JsonNode item : t) {
-            if (!item.isTextual() || item.asText().isBlank()) {
-                throw new DestinationConfigException("config.impactTiers", "must be an array of tier tags");
-            }
-            out.add(item.asText());
-        }
-        return out;
+        return Impacts.tiers(config, fallback);
     }
 
     private static java.util.function.Function<List<LineageBatcher.Item>, DeliveryResult> sendingTo(
