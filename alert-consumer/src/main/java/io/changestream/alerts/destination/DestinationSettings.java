@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.platform.PlatformSettings;
 import io.changestream.alerts.destination.email.SmtpSettings;
 import io.changestream.alerts.destination.http.HttpSettings;
 import io.changestream.alerts.destination.limits.CircuitBreakerSettings;

@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.platform.PlatformUnavailableException;
 import io.changestream.alerts.destination.chat.ChatFormat;
 import io.changestream.alerts.destination.email.EmailDestination;
 import io.changestream.alerts.destination.http.HttpSender;

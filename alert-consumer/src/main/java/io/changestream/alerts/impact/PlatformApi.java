@@ -1,10 +1,9 @@
 package io.changestream.alerts.impact;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.changestream.alerts.destination.Cancellation;
-import io.changestream.alerts.destination.PlatformDirectory;
-import io.changestream.alerts.destination.PlatformSettings;
-import io.changestream.alerts.destination.PlatformUnavailableException;
+import io.changestream.alerts.platform.PlatformDirectory;
+import io.changestream.alerts.platform.PlatformSettings;
+import io.changestream.alerts.platform.PlatformUnavailableException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -14,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The platform's REST API as the impact resolver reads it, asynchronously: one GET returns the JSON, null on 404, and
@@ -42,7 +42,8 @@ final class PlatformApi {
         }
         return client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
             if (error != null) {
-                Throwable cause = Cancellation.unwrap(error);
+                Throwable cause = error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
                 throw new PlatformUnavailableException("platform API unreachable at " + settings.url() + " for "
                         + PlatformDirectory.pathOnly(path) + ": " + cause.getClass().getSimpleName());
             }

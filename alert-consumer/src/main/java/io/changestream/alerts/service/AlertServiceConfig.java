@@ -5,7 +5,7 @@ import io.changestream.alerts.destination.limits.DeliveryConcurrency;
 import io.changestream.alerts.destination.DestinationSettings;
 import io.changestream.alerts.destination.http.HttpSettings;
 import io.changestream.alerts.destination.MessageSettings;
-import io.changestream.alerts.destination.PlatformSettings;
+import io.changestream.alerts.platform.PlatformSettings;
 import io.changestream.alerts.destination.limits.RateLimit;
 import io.changestream.alerts.destination.limits.RateLimitSettings;
 import io.changestream.alerts.destination.email.SmtpSettings;

@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.platform.PlatformDirectory;
 import io.changestream.alerts.destination.chat.ChatDestination;
 import io.changestream.alerts.destination.chat.ChatFormat;
 import io.changestream.alerts.destination.email.EmailDestination;

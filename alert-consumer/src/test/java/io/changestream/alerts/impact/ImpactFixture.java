@@ -1,6 +1,6 @@
 package io.changestream.alerts.impact;
 
-import io.changestream.alerts.destination.PlatformSettings;
+import io.changestream.alerts.platform.PlatformSettings;
 import io.changestream.testkit.PlatformStandIn;
 
 /** The alert service's settings for the test kit's {@link PlatformStandIn} (its estate: {@code ImpactEstate}). */

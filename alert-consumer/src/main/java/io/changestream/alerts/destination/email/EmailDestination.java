@@ -8,7 +8,7 @@ import io.changestream.alerts.destination.Destination;
 import io.changestream.alerts.destination.DestinationConfigException;
 import io.changestream.alerts.destination.Impacts;
 import io.changestream.alerts.destination.MessageSettings;
-import io.changestream.alerts.destination.PlatformUnavailableException;
+import io.changestream.alerts.platform.PlatformUnavailableException;
 import io.changestream.alerts.impact.Impact;
 import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionCategory;

@@ -1,8 +1,8 @@
 package io.changestream.alerts.destination.email;
 
 import io.changestream.alerts.destination.DestinationConfigException;
-import io.changestream.alerts.destination.PlatformDirectory;
-import io.changestream.alerts.destination.PlatformUnavailableException;
+import io.changestream.alerts.platform.PlatformDirectory;
+import io.changestream.alerts.platform.PlatformUnavailableException;
 import io.changestream.alerts.impact.Impact;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.topics.model.ChangeEvent;

@@ -1,4 +1,4 @@
-package io.changestream.alerts.destination;
+package io.changestream.alerts.platform;
 
 import java.net.URI;
 import java.time.Duration;
@@ -52,7 +52,7 @@ public record PlatformSettings(URI url, String bearerToken, Duration timeout, Du
 
     @Override
     public String toString() {
-        return "PlatformSettings[url=" + url + ", bearerToken=" + (bearerToken == null ? "none" : Secrets.MASK)
+        return "PlatformSettings[url=" + url + ", bearerToken=" + (bearerToken == null ? "none" : "********")
                 + ", timeout=" + timeout + ", cacheTtl=" + cacheTtl + ", cacheMaxEntries=" + cacheMaxEntries + "]";
     }
 }

@@ -1,4 +1,4 @@
-package io.changestream.alerts.destination;
+package io.changestream.alerts.platform;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.benmanes.caffeine.cache.Cache;

@@ -1,4 +1,4 @@
-package io.changestream.alerts.destination;
+package io.changestream.alerts.platform;
 
 /**
  * The platform's API could not answer (unreachable, timeout, 5xx, token refused): the receivers of a role are
