@@ -1,5 +1,7 @@
 package io.changestream.runtime;
 
+import java.nio.ByteBuffer;
+
 /**
  * KeyBy: the routing key of an event. Events with equal routing keys go to the same lane and are processed in offset
  * order, also across retries. Called on consumer threads, so it must be cheap and thread-safe; the result needs
@@ -11,6 +13,13 @@ package io.changestream.runtime;
 @FunctionalInterface
 public interface KeyFunction<K, V> {
 
+    /**
+     * The record key, {@code byte[]} keys compared by content: the one instance {@link #recordKey()} returns, so the
+     * runtime recognises the default and reads the key straight from the polled record.
+     */
+    KeyFunction<Object, Object> RECORD_KEY = event -> event.key() instanceof byte[] bytes ? ByteBuffer.wrap(bytes)
+            : event.key();
+
     /** The routing key of {@code event}; null means "no ordering needed" (the event is spread by its offset). */
     Object routingKey(Event<K, V> event);
 
@@ -20,6 +29,6 @@ public interface KeyFunction<K, V> {
      */
     @SuppressWarnings("unchecked")
     static <K, V> KeyFunction<K, V> recordKey() {
-        return (KeyFunction<K, V>) RecordKey.INSTANCE;
+        return (KeyFunction<K, V>) RECORD_KEY;
     }
 }

@@ -17,8 +17,11 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class DelayScheduler {
 
-    /** A parked key of a lane is due at {@code atMillis}; {@code token} tells a current park from a stale one. */
-    record Due(long atMillis, long seq, LaneLoop<?, ?> lane, Object key, long token) {
+    /**
+     * A parked key of a lane (its index, the timer's position of it) is due at {@code atMillis}; {@code token} tells a
+     * current park from a stale one.
+     */
+    record Due(long atMillis, long seq, int lane, Object key, long token) {
     }
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -28,8 +31,11 @@ final class DelayScheduler {
     private final AtomicInteger waiting = new AtomicInteger();
     private long seq;
 
-    /** Lane worker: {@code key} of {@code lane} is due at {@code atMillis} (epoch millis of the runtime's clock). */
-    void schedule(long atMillis, LaneLoop<?, ?> lane, Object key, long token) {
+    /**
+     * Lane worker: {@code key} of the lane with index {@code lane} is due at {@code atMillis} (epoch millis of the
+     * runtime's clock).
+     */
+    void schedule(long atMillis, int lane, Object key, long token) {
         lock.lock();
         try {
             Due due = new Due(atMillis, seq++, lane, key, token);

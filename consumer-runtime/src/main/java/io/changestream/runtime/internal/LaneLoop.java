@@ -45,9 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LaneLoop<K, V> {
 
-    /** MDC key of the record a lane works on: {@code topic-partition@offset} (JSON log field, docs/decisions/1505). */
-    static final String MDC_RECORD = "record";
-
     private static final Logger LOG = LoggerFactory.getLogger(LaneLoop.class);
     /** Events a worker takes from the lane in one lock acquisition. */
     static final int DRAIN_BATCH = 256;
@@ -344,7 +341,7 @@ final class LaneLoop<K, V> {
             } else {
                 c.token++;
                 c.describe(c.items.peekFirst(), ctx.clock().millis(), "next after a lane error");
-                ctx.delays().schedule(ctx.clock().millis(), this, item.routingKey, c.token);
+                ctx.delays().schedule(ctx.clock().millis(), index, item.routingKey, c.token);
             }
         }
         finished(item);
@@ -786,7 +783,7 @@ final class LaneLoop<K, V> {
         }
         c.token++;
         c.describe(item, dueMillis, reason);
-        ctx.delays().schedule(dueMillis, this, item.routingKey, c.token);
+        ctx.delays().schedule(dueMillis, index, item.routingKey, c.token);
     }
 
     /** New worker after a timeout: fails the timed-out event, then resumes its chain; false if abandoned again. */
@@ -861,7 +858,7 @@ final class LaneLoop<K, V> {
                 WorkItem<K, V> next = c.items.peekFirst();
                 c.token++;
                 c.describe(next, ctx.clock().millis(), "next after a revoked event");
-                ctx.delays().schedule(ctx.clock().millis(), this, e.getKey(), c.token);
+                ctx.delays().schedule(ctx.clock().millis(), index, e.getKey(), c.token);
             }
         }
         ctx.metrics().dropped.increment(dropped);

@@ -18,6 +18,9 @@ import org.slf4j.spi.MDCAdapter;
  */
 final class RecordLogContext {
 
+    /** MDC key of the record a lane works on: {@code topic-partition@offset} (JSON log field, docs/decisions/1505). */
+    static final String MDC_RECORD = "record";
+
     /** The adapter's per-thread map (read only, never written here); null when not logback or not readable. */
     private static final ThreadLocal<Map<String, String>> LOGBACK_MAP = logbackMap(MDC.getMDCAdapter());
 
@@ -40,7 +43,7 @@ final class RecordLogContext {
 
     /** Before a call: {@code record} names {@code coordinates}. */
     void enter(String coordinates) {
-        MDC.put(LaneLoop.MDC_RECORD, coordinates);
+        MDC.put(MDC_RECORD, coordinates);
     }
 
     /**
@@ -50,7 +53,7 @@ final class RecordLogContext {
     void leave() {
         if (threadMap != null) {
             Map<String, String> map = threadMap.get();
-            if (map == null || map.isEmpty() || map.size() == 1 && map.containsKey(LaneLoop.MDC_RECORD)) {
+            if (map == null || map.isEmpty() || map.size() == 1 && map.containsKey(MDC_RECORD)) {
                 return;
             }
         }

@@ -48,7 +48,7 @@ final class TimerLoop implements Runnable {
     long tick() {
         long now = clock.millis();
         for (DelayScheduler.Due due : delays.takeDue(now)) {
-            due.lane().release(due.key(), due.token());
+            lanes.get(due.lane()).release(due.key(), due.token()); // lanes are listed by index
         }
         for (LaneLoop<?, ?> lane : lanes) {
             lane.checkTimeout(now);

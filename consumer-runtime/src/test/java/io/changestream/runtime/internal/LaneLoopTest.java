@@ -140,14 +140,14 @@ class LaneLoopTest {
             contexts.add(mdc == null ? Map.of() : Map.copyOf(mdc));
             return e.value().equals("a1") ? Outcome.fail("bad") : Outcome.success();
         }, (e, f) -> {
-            contexts.add(Map.of("handler", String.valueOf(org.slf4j.MDC.get(LaneLoop.MDC_RECORD))));
+            contexts.add(Map.of("handler", String.valueOf(org.slf4j.MDC.get(RecordLogContext.MDC_RECORD))));
             failures.add(f);
         }, 3, 60_000);
         offer("a", "a1");
         offer("b", "b1");
         awaitCommittable(2);
-        assertEquals(List.of(Map.of(LaneLoop.MDC_RECORD, "t-0@0"), Map.of("handler", "t-0@0"),
-                Map.of(LaneLoop.MDC_RECORD, "t-0@1")), contexts);
+        assertEquals(List.of(Map.of(RecordLogContext.MDC_RECORD, "t-0@0"), Map.of("handler", "t-0@0"),
+                Map.of(RecordLogContext.MDC_RECORD, "t-0@1")), contexts);
     }
 
     @Test
@@ -165,8 +165,8 @@ class LaneLoopTest {
         offer("b", "b1");
         offer("c", "c1");
         awaitCommittable(3);
-        assertEquals(List.of(Map.of(LaneLoop.MDC_RECORD, "t-0@0"), Map.of(LaneLoop.MDC_RECORD, "t-0@1"),
-                Map.of(LaneLoop.MDC_RECORD, "t-0@2")), contexts);
+        assertEquals(List.of(Map.of(RecordLogContext.MDC_RECORD, "t-0@0"), Map.of(RecordLogContext.MDC_RECORD, "t-0@1"),
+                Map.of(RecordLogContext.MDC_RECORD, "t-0@2")), contexts);
     }
 
     @Test

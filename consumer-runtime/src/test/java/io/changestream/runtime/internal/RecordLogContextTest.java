@@ -38,19 +38,19 @@ class RecordLogContextTest {
 
     private static void checkAcrossRecords(RecordLogContext log) {
         log.enter("t-0@1");
-        assertEquals(Map.of(LaneLoop.MDC_RECORD, "t-0@1"), MDC.getCopyOfContextMap());
+        assertEquals(Map.of(RecordLogContext.MDC_RECORD, "t-0@1"), MDC.getCopyOfContextMap());
         MDC.put("eventId", "e-1");
         log.leave();
         assertNull(MDC.get("eventId"), "a key the processor added is gone after its call");
 
         log.enter("t-0@2");
-        assertEquals(Map.of(LaneLoop.MDC_RECORD, "t-0@2"), MDC.getCopyOfContextMap());
+        assertEquals(Map.of(RecordLogContext.MDC_RECORD, "t-0@2"), MDC.getCopyOfContextMap());
         log.leave();
 
         log.enter("t-0@3");
-        assertEquals(Map.of(LaneLoop.MDC_RECORD, "t-0@3"), MDC.getCopyOfContextMap(),
+        assertEquals(Map.of(RecordLogContext.MDC_RECORD, "t-0@3"), MDC.getCopyOfContextMap(),
                 "a kept map names the new record, not the last one");
-        MDC.remove(LaneLoop.MDC_RECORD);
+        MDC.remove(RecordLogContext.MDC_RECORD);
         MDC.put("subscriptionId", "s-1");
         log.leave();
         assertNull(MDC.get("subscriptionId"), "one foreign key in place of the record is cleared too");
