@@ -1,6 +1,6 @@
 package io.changestream.logs;
 
-import io.changestream.logs.engine.ChangeWatch;
+import io.changestream.logs.source.ChangeWatch;
 import io.changestream.logs.engine.ChunkPublisher;
 import io.changestream.logs.engine.LogMetrics;
 import io.changestream.logs.engine.Replayer;

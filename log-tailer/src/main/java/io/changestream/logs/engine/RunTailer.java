@@ -1,6 +1,7 @@
 package io.changestream.logs.engine;
 
 import io.changestream.logs.engine.LogMetrics.ReplayKind;
+import io.changestream.logs.source.SourceUnavailableException;
 import io.changestream.logs.source.LogSource;
 import io.changestream.logs.source.Page;
 import io.changestream.topics.model.LogChunk;

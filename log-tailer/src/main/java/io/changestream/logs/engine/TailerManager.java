@@ -1,5 +1,6 @@
 package io.changestream.logs.engine;
 
+import io.changestream.logs.source.ChangeWatch;
 import io.changestream.logs.engine.LogMetrics.Refusal;
 import io.changestream.logs.source.LogSource;
 import io.changestream.topics.model.LogStreamEvent;

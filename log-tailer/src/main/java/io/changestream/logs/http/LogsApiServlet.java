@@ -2,7 +2,7 @@ package io.changestream.logs.http;
 
 import io.changestream.logs.engine.EventFrames;
 import io.changestream.logs.engine.LogMetrics.Refusal;
-import io.changestream.logs.engine.SourceUnavailableException;
+import io.changestream.logs.source.SourceUnavailableException;
 import io.changestream.logs.engine.StreamSettings;
 import io.changestream.logs.engine.TailerManager;
 import io.changestream.logs.engine.Viewer;

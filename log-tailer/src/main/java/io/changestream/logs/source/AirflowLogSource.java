@@ -1,8 +1,7 @@
 package io.changestream.logs.source;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.changestream.logs.engine.EventFrames;
-import io.changestream.logs.engine.SourceUnavailableException;
+import io.changestream.topics.serde.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -180,7 +179,7 @@ public final class AirflowLogSource implements LogSource {
             throw new IOException("Airflow answered HTTP " + status + " for chunk " + index);
         }
         try {
-            return EventFrames.mapper().readTree(body);
+            return Json.mapper().readTree(body);
         } catch (IOException e) {
             throw new IOException("Airflow sent a body that is not JSON", e);
         }
@@ -200,7 +199,7 @@ public final class AirflowLogSource implements LogSource {
 
     private static String errorOf(String body) {
         try {
-            return EventFrames.mapper().readTree(body).path("error").asText("");
+            return Json.mapper().readTree(body).path("error").asText("");
         } catch (IOException e) {
             return "";
         }

@@ -21,7 +21,7 @@ public interface LogSource extends AutoCloseable {
      * {@code maxBytes} bytes (a single longer line is returned whole).
      *
      * @throws IOException                                                   a transient failure; read again later
-     * @throws io.changestream.logs.engine.SourceUnavailableException the log is gone for good
+     * @throws io.changestream.logs.source.SourceUnavailableException the log is gone for good
      */
     Page read(String cursor, int maxLines, long maxBytes) throws IOException;
 

@@ -1,6 +1,5 @@
 package io.changestream.logs.source;
 
-import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import software.amazon.awssdk.core.ResponseInputStream;

@@ -1,6 +1,5 @@
 package io.changestream.logs.source;
 
-import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.IOException;
 
 /** A backend read refused by one of its {@link ReadLimits}; the message names the setting. */

@@ -1,6 +1,5 @@
 package io.changestream.logs.source;
 
-import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

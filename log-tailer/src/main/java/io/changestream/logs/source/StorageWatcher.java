@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * timing. Owns one daemon thread; registrations come from any thread. A lost-events overflow wakes every
  * registered callback. {@link #close()} stops the thread.
  */
-public final class StorageWatcher implements io.changestream.logs.engine.ChangeWatch, AutoCloseable {
+public final class StorageWatcher implements ChangeWatch, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StorageWatcher.class);
 

@@ -1,5 +1,6 @@
 package io.changestream.logs.engine;
 
+import io.changestream.logs.source.SourceUnavailableException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,5 +1,7 @@
 package io.changestream.logs.engine;
 
+import io.changestream.logs.source.ChangeWatch;
+import io.changestream.logs.source.SourceUnavailableException;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

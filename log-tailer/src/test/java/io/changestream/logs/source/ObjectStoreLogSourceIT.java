@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.changestream.logs.engine.SourceUnavailableException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.changestream.logs.engine;
+package io.changestream.logs.source;
 
 import java.nio.file.Path;
 
