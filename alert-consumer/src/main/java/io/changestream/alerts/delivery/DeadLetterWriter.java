@@ -1,12 +1,12 @@
 package io.changestream.alerts.delivery;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.runtime.RetryLaterException;
 import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.serde.JsonSerde;
 import io.changestream.topics.serde.Serdes;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -63,8 +63,7 @@ public final class DeadLetterWriter {
         return ProducerAcks.sendWithin(producer, new ProducerRecord<>(topic, failed.key(), serde.toJson(failed)),
                 ackTimeout, error -> new RetryLaterException("dead letter " + failed.key() + " not acked within "
                         + ackTimeout.toMillis() + " ms: " + error, error))
-                .thenRun(() -> Counter.builder("changestream.alert.dead.letters")
-                        .description("Failed events written to the dead-letter topic, by failure source")
+                .thenRun(() -> AlertMeter.DEAD_LETTERS.counter()
                         .tag("source", failed.source().name()).register(meters).increment());
     }
 

@@ -1,5 +1,6 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.platform.PlatformDirectory;
 import io.changestream.alerts.destination.chat.ChatDestination;
 import io.changestream.alerts.destination.chat.ChatFormat;
@@ -18,7 +19,6 @@ import io.changestream.alerts.impact.ImpactResolver;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
@@ -122,23 +122,16 @@ public final class DestinationRegistry implements AutoCloseable {
             destinations.put(destination.type(),
                     new CircuitBreakingDestination(destination, settings.breaker(), clock));
         }
-        destinations.forEach((type, destination) -> Gauge.builder("changestream.alert.open.circuits",
-                        destination, CircuitBreakingDestination::openCircuits)
-                .description("Destinations whose circuit breaker is open, by destination type")
+        destinations.forEach((type, destination) -> AlertMeter.OPEN_CIRCUITS
+                .gauge(destination, CircuitBreakingDestination::openCircuits)
                 .tag("type", type.name()).register(meters));
         destinations.put(SubscriptionType.GENERIC, destinations.get(SubscriptionType.WEBHOOK));
         for (SubscriptionType type : SubscriptionType.values()) {
-            Gauge.builder("changestream.alert.deliveries.in.flight", this.concurrency, c -> c.inFlight(type))
-                    .description("Delivery requests being sent now, by destination type")
+            AlertMeter.DELIVERIES_IN_FLIGHT.gauge(this.concurrency, c -> c.inFlight(type))
                     .tag("type", type.name()).register(meters);
-            Gauge.builder("changestream.alert.deliveries.queued", this.concurrency, c -> c.queued(type))
-                    .description("Delivery requests waiting for a slot of their destination "
-                            + "(delivery.maxConcurrentPerDestination), by destination type")
+            AlertMeter.DELIVERIES_QUEUED.gauge(this.concurrency, c -> c.queued(type))
                     .tag("type", type.name()).register(meters);
-            io.micrometer.core.instrument.FunctionCounter.builder("changestream.alert.deliveries.shed",
-                            this.concurrency, c -> c.shed(type))
-                    .description("Delivery requests not sent because their destination was saturated (every slot "
-                            + "busy past delivery.maxQueueWait, or its queue full): handed to the retry path")
+            AlertMeter.DELIVERIES_SHED.functionCounter(this.concurrency, c -> c.shed(type))
                     .tag("type", type.name()).register(meters);
         }
     }
@@ -245,25 +238,21 @@ public final class DestinationRegistry implements AutoCloseable {
             return null;
         }
         SubscriptionType type = request.destination().type();
-        Counter.builder("changestream.alert.throttled")
-                .description("Requests held back by their destination's rate limit or a receiver's Retry-After")
+        AlertMeter.THROTTLED.counter()
                 .tag("type", type.name()).register(meters).increment(requests);
         return DeliveryResult.throttled(wait, "rate limit of destination " + CircuitBreakingDestination.key(request)
                 + " (" + limiter.limitOf(request.destination()) + "): next slot in " + wait.toMillis() + " ms");
     }
 
     private Timer deliveryTimer(SubscriptionType type) {
-        return timers.computeIfAbsent(type, t -> Timer.builder("changestream.alert.delivery")
-                .description("Time to deliver one request or batch to a destination")
+        return timers.computeIfAbsent(type, t -> AlertMeter.DELIVERY.timer()
                 .tag("type", t.name()).register(meters));
     }
 
     private void count(SubscriptionType type, DeliveryResult result) {
         Map<String, Counter> byOutcome = outcomes.computeIfAbsent(type, t -> new java.util.concurrent.ConcurrentHashMap<>());
         FailureReason reason = FailureReason.of(result);
-        byOutcome.computeIfAbsent(result.outcome().name() + "/" + reason.label(), k -> Counter.builder(
-                        "changestream.alert.deliveries")
-                .description("Delivery attempts by destination type, outcome and failure reason")
+        byOutcome.computeIfAbsent(result.outcome().name() + "/" + reason.label(), k -> AlertMeter.DELIVERIES.counter()
                 .tag("type", type.name()).tag("outcome", result.outcome().name()).tag("reason", reason.label())
                 .register(meters)).increment();
     }

@@ -1,5 +1,6 @@
 package io.changestream.alerts.diagnostics;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
 public final class DlqDepthGauge implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DlqDepthGauge.class);
-    static final String NAME = "changestream.alert.dlq.depth";
+    static final String NAME = AlertMeter.DLQ_DEPTH.meterName();
 
     private final SubscriptionDiagnostics diagnostics;
     private final ScheduledExecutorService thread;
@@ -31,9 +32,7 @@ public final class DlqDepthGauge implements AutoCloseable {
     private DlqDepthGauge(SubscriptionDiagnostics diagnostics, MeterRegistry meters) {
         this.diagnostics = diagnostics;
         this.meters = meters;
-        this.gauge = Gauge.builder(NAME, this, g -> g.depth).tag("topic", diagnostics.dlqTopic())
-                .description("Records held in the alert DLQ topic: log end minus log start over its partitions "
-                        + "(dead letters within retention; a replay does not remove them), read periodically")
+        this.gauge = AlertMeter.DLQ_DEPTH.gauge(this, g -> g.depth).tag("topic", diagnostics.dlqTopic())
                 .register(meters);
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cs-dlq-depth");

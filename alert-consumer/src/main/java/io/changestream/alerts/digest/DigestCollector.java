@@ -1,5 +1,6 @@
 package io.changestream.alerts.digest;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.ledger.ProducerAcks;
 import io.changestream.runtime.RetryLaterException;
 import io.changestream.topics.model.ChangeEvent;
@@ -47,8 +48,7 @@ public final class DigestCollector {
         this.settings = settings;
         this.producer = producer;
         this.clock = clock;
-        this.entries = Counter.builder("changestream.alert.digest.entries")
-                .description("Events collected for digests and groups (acked on alert-digest)").register(meters);
+        this.entries = AlertMeter.DIGEST_ENTRIES.counter().register(meters);
     }
 
     private record Cached(Long updatedAt, Double version, Optional<DigestPolicy> policy) {

@@ -1,5 +1,6 @@
 package io.changestream.alerts.digest;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.DigestDelivery;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.delivery.DeadLetterWriter;
@@ -8,7 +9,6 @@ import io.changestream.topics.model.DigestRecord;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.serde.JsonSerde;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -129,14 +129,10 @@ public final class DigestFlusher implements AutoCloseable {
         this.sender = new DigestSender(delivery, settings);
         this.rounds = new DigestRounds(settings, policies, sender, ledger, deadLetters, producer, subscriptions,
                 owned, meters, clock);
-        this.earlySeals = Counter.builder("changestream.alert.digest.early.seals")
-                .description("Windows sealed before they were due because digest.maxWindows windows were open")
+        this.earlySeals = AlertMeter.DIGEST_EARLY_SEALS.counter()
                 .register(meters);
-        Gauge.builder("changestream.alert.digest.open.windows", openWindows, AtomicInteger::get)
-                .description("Open digest and group windows of the owned alert-digest partitions").register(meters);
-        Gauge.builder("changestream.alert.digest.listed.bytes", listedBytes, AtomicLong::get).baseUnit("bytes")
-                .description("Bytes of the changes held to be listed in digest and group messages "
-                        + "(bounded by digest.maxListedBytes)").register(meters);
+        AlertMeter.DIGEST_OPEN_WINDOWS.gauge(openWindows, AtomicInteger::get).register(meters);
+        AlertMeter.DIGEST_LISTED_BYTES.gauge(listedBytes, AtomicLong::get).baseUnit("bytes").register(meters);
         this.thread = new Thread(this::run, "cs-digest-flusher-" + INSTANCES.incrementAndGet());
         thread.setDaemon(true);
     }

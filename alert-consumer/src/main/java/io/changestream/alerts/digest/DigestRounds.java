@@ -1,5 +1,6 @@
 package io.changestream.alerts.digest;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DigestDelivery;
 import io.changestream.alerts.destination.DigestMessage;
@@ -16,7 +17,6 @@ import io.changestream.topics.model.FailedEvent;
 import io.changestream.topics.model.FailureSource;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.JsonSerde;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -241,8 +241,7 @@ final class DigestRounds {
     }
 
     void count(String outcome) {
-        Counter.builder("changestream.alert.digest.messages")
-                .description("Digest and group messages settled, by outcome (delivered, dead_lettered, dropped)")
+        AlertMeter.DIGEST_MESSAGES.counter()
                 .tag("outcome", outcome).register(meters).increment();
     }
 }

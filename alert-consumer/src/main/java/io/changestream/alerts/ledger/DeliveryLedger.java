@@ -1,12 +1,11 @@
 package io.changestream.alerts.ledger;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.serde.LedgerCodec;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
@@ -123,32 +122,22 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.writeTimer = Timer.builder("changestream.alert.ledger.write")
-                .description("Time from a pair's ledger write until the broker acked its batch").register(meters);
-        this.batchPairs = DistributionSummary.builder("changestream.alert.ledger.batch.pairs")
-                .description("Pair outcomes per ledger batch (group commit)").register(meters);
-        this.rebuildTimer = Timer.builder("changestream.alert.ledger.rebuild")
-                .description("Duration of one partition's ledger window rebuild").register(meters);
-        this.hits = Counter.builder("changestream.alert.ledger.hits")
-                .description("Deliveries skipped because the ledger already held the pair").register(meters);
-        this.rebuildRecords = Counter.builder("changestream.alert.ledger.rebuild.records")
-                .description("Ledger records read by window rebuilds").register(meters);
-        this.unreadable = Counter.builder("changestream.alert.ledger.unreadable.records")
-                .description("Ledger records a rebuild could not read (skipped, logged with coordinates)")
+        this.writeTimer = AlertMeter.LEDGER_WRITE.timer().register(meters);
+        this.batchPairs = AlertMeter.LEDGER_BATCH_PAIRS.summary().register(meters);
+        this.rebuildTimer = AlertMeter.LEDGER_REBUILD.timer().register(meters);
+        this.hits = AlertMeter.LEDGER_HITS.counter().register(meters);
+        this.rebuildRecords = AlertMeter.LEDGER_REBUILD_RECORDS.counter().register(meters);
+        this.unreadable = AlertMeter.LEDGER_UNREADABLE_RECORDS.counter()
                 .register(meters);
-        Gauge.builder("changestream.alert.ledger.window.pairs", windows,
-                        w -> w.values().stream().mapToInt(LedgerWindow::size).sum())
-                .description("Settled pairs held in the ledger windows of the owned partitions").register(meters);
-        Gauge.builder("changestream.alert.ledger.window.bytes", windowBytes, AtomicLong::get).baseUnit("bytes")
-                .description("Estimated memory of the ledger windows (bounded by ledger.windowMaxBytes)")
+        AlertMeter.LEDGER_WINDOW_PAIRS.gauge(windows,
+                        w -> w.values().stream().mapToInt(LedgerWindow::size).sum()).register(meters);
+        AlertMeter.LEDGER_WINDOW_BYTES.gauge(windowBytes, AtomicLong::get).baseUnit("bytes")
                 .register(meters);
-        FunctionCounter.builder("changestream.alert.ledger.window.evictions", evictedByHorizon, AtomicLong::get)
+        AlertMeter.LEDGER_WINDOW_EVICTIONS.functionCounter(evictedByHorizon, AtomicLong::get)
                 .tag("reason", "horizon")
-                .description("Pairs dropped from the ledger windows, by reason (horizon passed, memory budget)")
                 .register(meters);
-        FunctionCounter.builder("changestream.alert.ledger.window.evictions", evictedByBudget, AtomicLong::get)
+        AlertMeter.LEDGER_WINDOW_EVICTIONS.functionCounter(evictedByBudget, AtomicLong::get)
                 .tag("reason", "budget")
-                .description("Pairs dropped from the ledger windows, by reason (horizon passed, memory budget)")
                 .register(meters);
     }
 
@@ -358,8 +347,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
             for (int i = 0; i < records.size(); i++) {
                 DeliveryRecord r = records.get(i);
                 writeTimer.record(now - batch.startedNanos()[i], TimeUnit.NANOSECONDS);
-                writes.computeIfAbsent(r.status(), s -> Counter.builder("changestream.alert.ledger.writes")
-                        .description("Pair outcomes acked on the ledger, by status").tag("status", s)
+                writes.computeIfAbsent(r.status(), s -> AlertMeter.LEDGER_WRITES.counter().tag("status", s)
                         .register(meters)).increment();
             }
             for (Consumer<List<DeliveryRecord>> listener : ackListeners) {
@@ -539,8 +527,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     }
 
     private void count(String result) {
-        Counter.builder("changestream.alert.ledger.rebuilds")
-                .description("Ledger window rebuilds, by result (complete, truncated, empty, failed, released)")
+        AlertMeter.LEDGER_REBUILDS.counter()
                 .tag("result", result).register(meters).increment();
     }
 

@@ -1,5 +1,6 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.delivery.DestinationGroup;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -131,11 +132,9 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         this.deadLetters = deadLetters;
         this.summary = summary;
         this.clock = clock;
-        this.malformed = Counter.builder("changestream.alert.malformed")
-                .description("Source records that could not be read as events (dead-lettered with their raw value)")
+        this.malformed = AlertMeter.MALFORMED.counter()
                 .register(meters);
-        this.unknownOutcome = Counter.builder("changestream.alert.unknown.outcomes")
-                .description("At-most-once sends attempted before a crash and reported instead of sent again")
+        this.unknownOutcome = AlertMeter.UNKNOWN_OUTCOMES.counter()
                 .register(meters);
         this.processingTime = new EventTypeTimers(meters);
         this.releases = new Releases(settings.releaseTimeout(), clock, meters);

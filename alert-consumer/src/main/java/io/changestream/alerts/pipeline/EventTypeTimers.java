@@ -1,5 +1,6 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -26,7 +27,7 @@ final class EventTypeTimers {
     static final String RUN_STATUS = "pipelineStatus";
     /** The tag of an event type outside the platform's set. */
     static final String OTHER = "other";
-    static final String NAME = "changestream.alert.processing";
+    static final String NAME = AlertMeter.PROCESSING.meterName();
     /** Histogram buckets: few and fixed, so 21 event types stay about 300 series (not Micrometer's ~70 each). */
     static final Duration[] BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
         Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
@@ -46,10 +47,7 @@ final class EventTypeTimers {
     }
 
     private static Timer timer(MeterRegistry meters, String type) {
-        return Timer.builder(NAME).tag("event_type", type)
-                .description("Duration of one event's attempt in the alert processor (every subscription and "
-                        + "destination group of the event), by the platform's event type")
-                .serviceLevelObjectives(BUCKETS).register(meters);
+        return AlertMeter.PROCESSING.timer().tag("event_type", type).serviceLevelObjectives(BUCKETS).register(meters);
     }
 
     /** The timer of {@code notice}'s event type. */

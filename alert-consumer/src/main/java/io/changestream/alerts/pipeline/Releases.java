@@ -1,5 +1,6 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.runtime.RetryLaterException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,9 +41,7 @@ final class Releases {
     Releases(Duration timeout, Clock clock, MeterRegistry meters) {
         this.timeout = timeout;
         this.clock = clock;
-        this.cancelled = Counter.builder("changestream.alert.release.cancelled")
-                .description("Deliveries still running when their partition was released after "
-                        + "pipeline.releaseTimeout, cancelled").register(meters);
+        this.cancelled = AlertMeter.RELEASE_CANCELLED.counter().register(meters);
     }
 
     /** The running calls of one partition. */

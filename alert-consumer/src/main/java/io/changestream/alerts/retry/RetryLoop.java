@@ -1,11 +1,11 @@
 package io.changestream.alerts.retry;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.Cancellation;
 import io.changestream.runtime.RetryLaterException;
 import io.changestream.runtime.RuntimeState;
 import io.changestream.runtime.RuntimeStatus;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -116,16 +116,12 @@ final class RetryLoop implements AutoCloseable {
         });
         this.thread = new Thread(this::run, "cs-retry-consumer");
         thread.setDaemon(true);
-        this.leftOnTopic = Counter.builder("changestream.alert.retry.left.on.topic")
-                .description("Retry-path records not held in memory because their destination holds "
-                        + "retry.maxHeldPerDestination (or all hold retry.maxHeld); read again when there is room")
+        this.leftOnTopic = AlertMeter.RETRY_LEFT_ON_TOPIC.counter()
                 .register(meters);
-        Gauge.builder("changestream.alert.retry.held", held, AtomicInteger::get)
-                .description("Retry-path records this instance holds in memory (waiting or parked, not settled)")
+        AlertMeter.RETRY_HELD.gauge(held, AtomicInteger::get)
                 .register(meters);
-        Gauge.builder("changestream.alert.retry.oldest.age", this, RetryLoop::oldestAgeSeconds)
+        AlertMeter.RETRY_OLDEST_AGE.gauge(this, RetryLoop::oldestAgeSeconds)
                 .baseUnit("seconds")
-                .description("Age of the oldest retry-path record this instance holds, since its hand-off")
                 .register(meters);
     }
 

@@ -1,5 +1,6 @@
 package io.changestream.alerts.retry;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.limits.CircuitBreakingDestination;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.ledger.ProducerAcks;
@@ -67,15 +68,12 @@ public final class RetryPath implements LongRetries {
         this.waits = handoffs(meters, "wait");
         this.parks = handoffs(meters, "parked");
         this.gones = handoffs(meters, "gone");
-        this.oversize = Counter.builder("changestream.alert.retry.oversize")
-                .description("Pairs that stayed inline because their retry record would exceed retry.maxRecordBytes")
+        this.oversize = AlertMeter.RETRY_OVERSIZE.counter()
                 .register(meters);
     }
 
     private static Counter handoffs(MeterRegistry meters, String reason) {
-        return Counter.builder("changestream.alert.retry.handoffs").tag("reason", reason)
-                .description("Pairs handed off the commit path to alert-retry, by reason (wait past the inline "
-                        + "budget, parked behind a suspension or backlog, 410 Gone)")
+        return AlertMeter.RETRY_HANDOFFS.counter().tag("reason", reason)
                 .register(meters);
     }
 

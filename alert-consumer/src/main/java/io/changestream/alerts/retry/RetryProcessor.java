@@ -1,5 +1,6 @@
 package io.changestream.alerts.retry;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
@@ -20,7 +21,6 @@ import io.changestream.topics.model.PipelineRunStatus;
 import io.changestream.topics.serde.Json;
 import io.changestream.topics.serde.Serdes;
 import io.changestream.topics.trace.TraceContext;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -346,10 +346,7 @@ final class RetryProcessor {
     }
 
     private void count(String result) {
-        Counter.builder("changestream.alert.retry.settled").tag("result", result)
-                .description("Retry-path records settled, by result (delivered, deadLettered, dropped: its "
-                        + "subscription or destination was deleted or disabled while it waited, dead-lettered; "
-                        + "duplicate: a second hand-off of a settled pair; unreadable)")
+        AlertMeter.RETRY_SETTLED.counter().tag("result", result)
                 .register(meters).increment();
     }
 

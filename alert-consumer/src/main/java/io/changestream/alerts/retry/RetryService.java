@@ -1,5 +1,6 @@
 package io.changestream.alerts.retry;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.delivery.DeadLetterWriter;
@@ -12,7 +13,6 @@ import io.changestream.runtime.RuntimeConfig;
 import io.changestream.runtime.RuntimeStatus;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.SubscriptionDestination;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -103,13 +103,9 @@ public final class RetryService implements AutoCloseable {
                     deadLetters, subscriptions, pipeline, meters, clock);
             service.loop = new RetryLoop(settings, kafka, main.pollTimeout(), main.commitInterval(), processor, states,
                     meters, clock);
-            Gauge.builder("changestream.alert.destinations.suspended", states, s -> s.suspended().size())
-                    .description("Destinations suspended group-wide (410 Gone, a failure streak or duration, or by "
-                            + "hand); their deliveries are parked on alert-retry until resumed")
+            AlertMeter.DESTINATIONS_SUSPENDED.gauge(states, s -> s.suspended().size())
                     .register(meters);
-            Gauge.builder("changestream.alert.retry.depth", service.depth, AtomicLong::get)
-                    .description("Records on alert-retry the retry group has not committed past (parked and "
-                            + "waiting pairs, group-wide)")
+            AlertMeter.RETRY_DEPTH.gauge(service.depth, AtomicLong::get)
                     .register(meters);
             long every = settings.publishInterval().toMillis();
             service.publisher.scheduleWithFixedDelay(service::tick, every, every, TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.alerts.filter.FilterException;
 import io.changestream.alerts.filter.FilterSettings;
@@ -8,7 +9,6 @@ import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.serde.JsonSerde;
 import io.changestream.topics.serde.Serdes;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -213,16 +213,12 @@ public final class SubscriptionStore implements AutoCloseable {
 
     /** Registers the store's meters: {@code changestream_subscriptions} and {@code ..._malformed_total}. */
     public void bindTo(MeterRegistry meters) {
-        Gauge.builder("changestream.subscriptions", byId, Map::size)
-                .description("Subscriptions in this instance's view").register(meters);
-        Gauge.builder("changestream.subscriptions.view.age", this, s -> s.viewAge().toMillis() / 1000.0)
-                .description("Seconds since the subscription view was last confirmed to hold the whole topic")
+        AlertMeter.SUBSCRIPTIONS.gauge(byId, Map::size).register(meters);
+        AlertMeter.SUBSCRIPTIONS_VIEW_AGE.gauge(this, s -> s.viewAge().toMillis() / 1000.0)
                 .baseUnit("seconds").register(meters);
-        io.micrometer.core.instrument.FunctionCounter.builder("changestream.subscriptions.reader.restarts", this,
-                        s -> s.readerRestarts())
-                .description("Times a dead subscriptions reader thread was restarted").register(meters);
-        malformed = Counter.builder("changestream.subscriptions.malformed")
-                .description("Records of the subscriptions topic that could not be read and were skipped")
+        AlertMeter.SUBSCRIPTIONS_READER_RESTARTS.functionCounter(this,
+                        s -> s.readerRestarts()).register(meters);
+        malformed = AlertMeter.SUBSCRIPTIONS_MALFORMED.counter()
                 .register(meters);
     }
 

@@ -1,5 +1,6 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.alerts.metrics.AlertMeter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -30,8 +31,7 @@ public final class SubscriptionViewGate {
         this.store = Objects.requireNonNull(store, "store");
         this.maxStaleness = Objects.requireNonNull(maxStaleness, "maxStaleness");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.paused = Counter.builder("changestream.subscriptions.paused.events")
-                .description("Times an event was held back because the subscription view was stale")
+        this.paused = AlertMeter.SUBSCRIPTIONS_PAUSED_EVENTS.counter()
                 .register(meters);
     }
 

@@ -178,7 +178,33 @@ class AlertEndToEndIT {
             assertFalse(a.toString().contains(AlertTestSupport.TOKEN));
             assertTrue(metrics.contains("changestream_alert_ledger_writes_total"));
             assertPromtoolAccepts(metrics);
+            assertEveryAlertMeterIsCatalogued(metrics);
         }
+    }
+
+    /**
+     * Every alert-consumer family of a real scrape is a meter of the catalogue, with the catalogue's help text (so
+     * no site registers a meter of its own name or help).
+     */
+    static void assertEveryAlertMeterIsCatalogued(String metrics) {
+        java.util.Set<String> known = io.changestream.alerts.metrics.MeterCatalogueTest.families();
+        java.util.Map<String, String> helpOf = new java.util.HashMap<>();
+        for (io.changestream.alerts.metrics.AlertMeter m : io.changestream.alerts.metrics.AlertMeter.values()) {
+            for (String suffix : List.of("", "_total", "_seconds", "_seconds_max", "_max", "_bytes")) {
+                helpOf.put(m.meterName().replace('.', '_') + suffix, m.help());
+            }
+        }
+        int checked = 0;
+        for (String line : metrics.split("\n")) {
+            java.util.regex.Matcher h = java.util.regex.Pattern
+                    .compile("^# HELP (changestream_(?:alert|subscriptions)\\w*) (.*)$").matcher(line);
+            if (h.matches()) {
+                checked++;
+                assertTrue(known.contains(h.group(1)), h.group(1) + " is registered but not in AlertMeter");
+                assertEquals(helpOf.get(h.group(1)), h.group(2), "the help of " + h.group(1));
+            }
+        }
+        assertTrue(checked >= 20, "alert-consumer families in the scrape: " + checked);
     }
 
     /** {@code promtool check metrics} accepts the scrape (every meter has HELP, names are valid). */

@@ -1,0 +1,86 @@
+package io.changestream.alerts.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.changestream.runtime.metrics.RuntimeMeter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The meter catalogues against what operators read: every changestream metric the shipped Prometheus rules, their
+ * tests and the Grafana dashboard name is a meter of {@link AlertMeter} or the runtime's {@link RuntimeMeter}; the
+ * catalogue's names are unique and its help is written. (That every meter a running service exposes is in the
+ * catalogue, with its help, is checked on a real scrape by {@code AlertEndToEndIT}.)
+ */
+public class MeterCatalogueTest {
+
+    private static final Path OPS = Path.of("..", "ops");
+    private static final Pattern METRIC = Pattern.compile("changestream_(?:alert|subscriptions|runtime)[a-z0-9_]*");
+
+    /** The Prometheus families a catalogue meter can show as (a timer's buckets, a gauge's base unit …). */
+    public static Set<String> families() {
+        Set<String> out = new HashSet<>();
+        for (AlertMeter m : AlertMeter.values()) {
+            out.addAll(familiesOf(m.meterName(), m.prometheusName()));
+        }
+        for (RuntimeMeter m : RuntimeMeter.values()) {
+            String base = m.meterName().replace('.', '_');
+            out.addAll(familiesOf(m.meterName(), switch (m.type()) {
+                case COUNTER -> base + "_total";
+                case TIMER -> base + "_seconds";
+                case GAUGE -> base;
+            }));
+        }
+        return out;
+    }
+
+    private static List<String> familiesOf(String meterName, String prometheusName) {
+        String base = meterName.replace('.', '_');
+        return List.of(prometheusName, prometheusName + "_max", prometheusName + "_bucket", prometheusName + "_count",
+                prometheusName + "_sum", base, base + "_seconds", base + "_bytes");
+    }
+
+    @Test
+    void everyMetricTheRulesAndTheDashboardNameIsCatalogued() throws IOException {
+        Set<String> known = families();
+        Set<String> unknown = new TreeSet<>();
+        int seen = 0;
+        for (Path file : List.of(OPS.resolve("prometheus/rules.yml"), OPS.resolve("prometheus/rules.test.yml"),
+                OPS.resolve("grafana/dashboards/changestream.json"))) {
+            Matcher m = METRIC.matcher(Files.readString(file));
+            while (m.find()) {
+                String name = m.group();
+                if (name.endsWith("_")) {
+                    continue; // a prefix in a name regex ({__name__=~"changestream_runtime_.*"})
+                }
+                seen++;
+                if (!known.contains(name)) {
+                    unknown.add(name + " (" + file.getFileName() + ")");
+                }
+            }
+        }
+        assertTrue(seen > 20, "the rules and the dashboard name changestream metrics: " + seen);
+        assertEquals(Set.of(), unknown, "metrics named by rules or the dashboard that no meter catalogue declares");
+    }
+
+    @Test
+    void namesAreUniqueAndEveryMeterIsExplained() {
+        Set<String> names = new HashSet<>();
+        for (AlertMeter m : AlertMeter.values()) {
+            assertTrue(names.add(m.meterName()), "declared twice: " + m.meterName());
+            assertTrue(m.meterName().startsWith("changestream."), m.meterName());
+            assertTrue(m.help().length() > 20, m + " has no real help text");
+            assertTrue(!m.meterName().endsWith(".total") && !m.meterName().endsWith(".seconds"),
+                    m + ": the unit suffix is Prometheus's to add");
+        }
+    }
+}
