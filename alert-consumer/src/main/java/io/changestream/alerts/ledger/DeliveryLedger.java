@@ -1,5 +1,6 @@
 package io.changestream.alerts.ledger;
 
+import io.changestream.runtime.Backoff;
 import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.topics.model.DeliveryRecord;
@@ -74,6 +75,9 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryLedger.class);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final long MAX_RETRY_DELAY_MILLIS = 5_000;
+    /** Between failed rebuild attempts of one window: 400 ms doubling, capped. */
+    private static final Backoff REBUILD_BACKOFF = Backoff.doubling(Duration.ofMillis(400),
+            Duration.ofMillis(MAX_RETRY_DELAY_MILLIS));
 
     private final LedgerSettings settings;
     private final Producer<String, byte[]> producer;
@@ -494,7 +498,7 @@ public final class DeliveryLedger implements PartitionListener, AutoCloseable {
                     result = scan(consumer, window);
                     break;
                 } catch (RuntimeException e) {
-                    long delay = Math.min(MAX_RETRY_DELAY_MILLIS, 200L << Math.min(attempt, 10));
+                    long delay = REBUILD_BACKOFF.after(attempt).toMillis();
                     LOG.warn("ledger window of {}: rebuild attempt {} failed, retrying in {} ms (the partition's "
                             + "events wait): {}", window.source, attempt, delay, e.toString());
                     count("failed");

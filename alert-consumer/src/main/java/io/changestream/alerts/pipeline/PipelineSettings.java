@@ -1,5 +1,6 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.runtime.Backoff;
 import io.changestream.topics.model.SubscriptionType;
 import java.time.Duration;
 import java.util.Objects;
@@ -53,7 +54,6 @@ public record PipelineSettings(String changesTopic, String pipelineStatusTopic, 
 
     /** About when attempt {@code attempt + 1} runs after a retry without Retry-After. */
     Duration backoffAfter(int attempt) {
-        Duration d = initialBackoff.multipliedBy(1L << Math.min(Math.max(attempt - 1, 0), 20));
-        return d.compareTo(maxBackoff) > 0 ? maxBackoff : d;
+        return Backoff.doubling(initialBackoff, maxBackoff).after(attempt);
     }
 }

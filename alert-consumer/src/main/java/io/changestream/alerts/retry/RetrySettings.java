@@ -1,5 +1,6 @@
 package io.changestream.alerts.retry;
 
+import io.changestream.runtime.Backoff;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -77,8 +78,7 @@ public record RetrySettings(String retryTopic, String stateTopic, String groupId
 
     /** The retry path's backoff after {@code attempt} failures there (doubling, capped). */
     public Duration backoffAfter(int attempt) {
-        Duration d = initialBackoff.multipliedBy(1L << Math.min(Math.max(attempt - 1, 0), 20));
-        return d.compareTo(maxBackoff) > 0 ? maxBackoff : d;
+        return Backoff.doubling(initialBackoff, maxBackoff).after(attempt);
     }
 
     private static void positive(String key, int value) {

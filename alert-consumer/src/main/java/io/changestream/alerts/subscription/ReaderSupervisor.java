@@ -1,5 +1,6 @@
 package io.changestream.alerts.subscription;
 
+import io.changestream.runtime.Backoff;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -60,8 +61,7 @@ public final class ReaderSupervisor implements AutoCloseable {
                     failure);
             return;
         }
-        long delay = Math.min(restartMaxBackoff.toMillis(),
-                restartBackoff.toMillis() << Math.min(consecutiveFailures, 30));
+        long delay = Backoff.doubling(restartBackoff, restartMaxBackoff).after(consecutiveFailures + 1).toMillis();
         consecutiveFailures++;
         LOG.warn("{} died; restart {} of at most {} in {} ms", what, consecutiveFailures, maxRestarts, delay,
                 failure);

@@ -1,5 +1,6 @@
 package io.changestream.runtime.internal;
 
+import io.changestream.runtime.Backoff;
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.CloseMode;
 import io.changestream.runtime.ConsumerRuntimeException;

@@ -1,5 +1,6 @@
 package io.changestream.runtime.internal;
 
+import io.changestream.runtime.Backoff;
 import io.changestream.runtime.KeyAssignment;
 import io.changestream.runtime.Outcome;
 import io.changestream.state.StateManager;

@@ -1,5 +1,6 @@
 package io.changestream.runtime.internal;
 
+import io.changestream.runtime.Backoff;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

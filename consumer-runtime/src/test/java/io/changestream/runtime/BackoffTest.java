@@ -1,4 +1,4 @@
-package io.changestream.runtime.internal;
+package io.changestream.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,6 +22,17 @@ class BackoffTest {
         assertEquals(800, b.delayMillis(4, r));
         assertEquals(1_000, b.delayMillis(5, r));
         assertEquals(1_000, b.delayMillis(500, r));
+    }
+
+    @Test
+    void doublingWaitsTheInitialFirstThenDoublesToTheCapWithoutJitter() {
+        Backoff b = Backoff.doubling(Duration.ofSeconds(1), Duration.ofSeconds(5));
+        assertEquals(Duration.ofSeconds(1), b.after(0));
+        assertEquals(Duration.ofSeconds(1), b.after(1));
+        assertEquals(Duration.ofSeconds(2), b.after(2));
+        assertEquals(Duration.ofSeconds(4), b.after(3));
+        assertEquals(Duration.ofSeconds(5), b.after(4));
+        assertEquals(Duration.ofSeconds(5), b.after(Integer.MAX_VALUE));
     }
 
     @Property(tries = 300)

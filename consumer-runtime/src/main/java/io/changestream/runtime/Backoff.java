@@ -1,11 +1,13 @@
-package io.changestream.runtime.internal;
+package io.changestream.runtime;
 
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
 /**
  * Exponential backoff with jitter: {@code min(max, initial * multiplier^(attempt-1)) * (1 ± jitter)}, never above
- * {@code max}. Thread-safe if the random generator is (the runtime gives each lane its own).
+ * {@code max}. The runtime's retries use it with jitter; the services' own waits (a retry path, a reader restart, a
+ * window rebuild) use {@link #doubling} without. Thread-safe if the random generator is (the runtime gives each lane
+ * its own).
  */
 public final class Backoff {
 
@@ -19,6 +21,17 @@ public final class Backoff {
         this.maxMillis = max.toMillis();
         this.multiplier = multiplier;
         this.jitter = jitter;
+    }
+
+    /** Doubling from {@code initial}, capped at {@code max}, without jitter. */
+    public static Backoff doubling(Duration initial, Duration max) {
+        return new Backoff(initial, max, 2.0, 0.0);
+    }
+
+    /** The wait after failed attempt number {@code attempt} (1-based; 0 or less waits {@code initial}), no jitter. */
+    public Duration after(int attempt) {
+        double base = initialMillis * Math.pow(multiplier, Math.max(0, attempt - 1));
+        return Duration.ofMillis(Math.round(Math.min(base, maxMillis)));
     }
 
     /** The delay in milliseconds after failed attempt number {@code attempt} (1-based). */
