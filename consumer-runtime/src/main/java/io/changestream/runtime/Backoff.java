@@ -30,15 +30,18 @@ public final class Backoff {
 
     /** The wait after failed attempt number {@code attempt} (1-based; 0 or less waits {@code initial}), no jitter. */
     public Duration after(int attempt) {
-        double base = initialMillis * Math.pow(multiplier, Math.max(0, attempt - 1));
-        return Duration.ofMillis(Math.round(Math.min(base, maxMillis)));
+        return Duration.ofMillis(Math.round(capped(attempt)));
     }
 
     /** The delay in milliseconds after failed attempt number {@code attempt} (1-based). */
     public long delayMillis(int attempt, RandomGenerator random) {
-        double base = initialMillis * Math.pow(multiplier, Math.max(0, attempt - 1));
-        double capped = Math.min(base, maxMillis);
+        double capped = capped(attempt);
         double spread = jitter == 0 ? 1.0 : 1.0 + jitter * (2 * random.nextDouble() - 1);
         return Math.max(0, Math.min(maxMillis, Math.round(capped * spread)));
+    }
+
+    /** {@code min(max, initial * multiplier^(attempt-1))} in milliseconds, before jitter. */
+    private double capped(int attempt) {
+        return Math.min(initialMillis * Math.pow(multiplier, Math.max(0, attempt - 1)), maxMillis);
     }
 }

@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
 public final class DlqDepthGauge implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DlqDepthGauge.class);
-    static final String NAME = AlertMeter.DLQ_DEPTH.meterName();
 
     private final SubscriptionDiagnostics diagnostics;
     private final ScheduledExecutorService thread;

@@ -27,7 +27,6 @@ final class EventTypeTimers {
     static final String RUN_STATUS = "pipelineStatus";
     /** The tag of an event type outside the platform's set. */
     static final String OTHER = "other";
-    static final String NAME = AlertMeter.PROCESSING.meterName();
     /** Histogram buckets: few and fixed, so 21 event types stay about 300 series (not Micrometer's ~70 each). */
     static final Duration[] BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
         Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),

@@ -7,8 +7,10 @@ import io.changestream.runtime.metrics.RuntimeMeter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -26,12 +28,18 @@ public class MeterCatalogueTest {
     private static final Path OPS = Path.of("..", "ops");
     private static final Pattern METRIC = Pattern.compile("changestream_(?:alert|subscriptions|runtime)[a-z0-9_]*");
 
-    /** The Prometheus families a catalogue meter can show as (a timer's buckets, a gauge's base unit …). */
-    public static Set<String> families() {
-        Set<String> out = new HashSet<>();
+    /** The help of every Prometheus family an {@link AlertMeter} can show as (a timer's buckets and max …). */
+    public static Map<String, String> alertHelpByFamily() {
+        Map<String, String> out = new HashMap<>();
         for (AlertMeter m : AlertMeter.values()) {
-            out.addAll(familiesOf(m.meterName(), m.prometheusName()));
+            familiesOf(m.meterName(), m.prometheusName()).forEach(f -> out.put(f, m.help()));
         }
+        return out;
+    }
+
+    /** The Prometheus families a catalogue meter can show as (a timer's buckets, a gauge's base unit …). */
+    static Set<String> families() {
+        Set<String> out = new HashSet<>(alertHelpByFamily().keySet());
         for (RuntimeMeter m : RuntimeMeter.values()) {
             String base = m.meterName().replace('.', '_');
             out.addAll(familiesOf(m.meterName(), switch (m.type()) {

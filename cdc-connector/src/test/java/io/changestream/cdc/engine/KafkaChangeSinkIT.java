@@ -106,7 +106,8 @@ class KafkaChangeSinkIT {
         SourceRecord heartbeat = new SourceRecord(Map.of(), Map.of("lsn", 2L), "__debezium-heartbeat.x", null, null,
                 null, null);
         List<RecordChangeEvent<SourceRecord>> batch = List.of(mapped(RowOutcome.PRODUCED, "{\"id\":\"1\"}"),
-                () -> heartbeat, mapped(RowOutcome.FILTERED, null), mapped(RowOutcome.DEAD_LETTERED, "{\"reason\":\"r\"}"));
+                () -> heartbeat, mapped(RowOutcome.FILTERED, null),
+                mapped(RowOutcome.DEAD_LETTERED, "{\"reason\":\"r\"}"));
         RecordingCommitter committer = new RecordingCommitter();
 
         sink.handleBatch(batch, committer);

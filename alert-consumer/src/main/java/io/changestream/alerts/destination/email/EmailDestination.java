@@ -187,7 +187,8 @@ public final class EmailDestination implements Destination {
     }
 
     /** Sends one composed message (plain and HTML alternatives) to the receivers. */
-    public DeliveryResult send(List<InternetAddress> to, String subject, String plain, String html, String idempotencyKey) {
+    public DeliveryResult send(List<InternetAddress> to, String subject, String plain, String html,
+                               String idempotencyKey) {
         try {
             MimeMessage message = new MimeMessage(session);
             message.setFrom(new InternetAddress(smtp.from()));

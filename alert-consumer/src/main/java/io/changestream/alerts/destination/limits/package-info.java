@@ -1,2 +1,5 @@
-/** What stands between a delivery and its receiver: rate limits, the circuit breaker, the per-destination concurrency bulkhead. */
+/**
+ * What stands between a delivery and its receiver: rate limits, the circuit breaker, the per-destination concurrency
+ * bulkhead.
+ */
 package io.changestream.alerts.destination.limits;
