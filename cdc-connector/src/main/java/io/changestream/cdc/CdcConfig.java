@@ -262,7 +262,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
 
         /** True for a client property whose value must never be printed or logged (JAAS, passwords, keys). */
         public static boolean isSecret(String property) {
-            return io.changestream.topics.SecretSettings.isSecret(property);
+            return io.changestream.settings.SecretKeys.isSecret(property);
         }
 
         /** The pass-through properties with secrets masked, in key order. */

@@ -5,14 +5,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
+import io.changestream.settings.ConfigText;
+import io.changestream.settings.SecretKeys;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingException;
+import io.changestream.settings.SettingsReader;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 
 /**
  * Settings of a {@link ConsumerRuntime}, validated at construction (the message names the setting). Every bound of
- * the runtime is one of these; the defaults are the {@code DEFAULT_*} constants. Two ways to build one: {@link #from}
- * reads the {@code runtime.*} keys of a settings file, {@link #builder} is the explicit form for code and tests.
+ * the runtime is one of these, declared once as a {@link Setting} constant ({@link #SETTINGS}: key, default, bounds,
+ * meaning); two ways to build one: {@link #from} reads the {@code runtime.*} keys of a settings file, {@link #builder}
+ * is the explicit form for code and tests. Both start from the declared defaults.
  *
  * @param topics                  topics to subscribe to. Required.
  * @param kafka                   KafkaConsumer properties; {@code bootstrap.servers} and {@code group.id} are
@@ -27,48 +32,34 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
  *                                none of the three may be set. {@code group.instance.id} is refused: static
  *                                membership is {@code groupInstanceId}, which keeps the ids of several consumer
  *                                threads apart.
- * @param consumerThreads         consumer threads, each owning one KafkaConsumer of the group; useful up to the
- *                                partition count. Default 1.
- * @param lanes                   KeyBy lanes, each a FIFO with one processor thread. Default 16.
- * @param keyAssignment           how routing keys map to lanes. Default {@link KeyAssignment#LEAST_LOADED}.
- * @param laneCapacity            events one lane may hold; a full lane pauses the partitions feeding it. Default 1,000.
- * @param delayQueueCapacity      events that may wait (retry backoff, not-before times, and the later events of their
- *                                keys) before every partition is paused. The hard bound is this plus
- *                                {@code lanes * laneCapacity}. Default 10,000.
- * @param maxInFlightPerPartition offsets of one partition taken in and not yet committable (done ones behind an older
- *                                unfinished one count) before that partition is paused. Default 100,000.
- * @param maxAttempts             attempts per event, the first included, before retries are exhausted. Default 5.
- * @param initialBackoff          delay before the first retry. Default 1 s.
- * @param maxBackoff              longest retry delay. Default 60 s.
- * @param backoffMultiplier       growth of the delay per attempt, at least 1. Default 2.
- * @param jitter                  random spread of each delay, {@code delay * (1 ± jitter)}, in [0, 1). Default 0.2.
- * @param processingTimeout       longest one attempt may run; past it the thread is interrupted and the event fails
- *                                without retry. Default 30 s.
- * @param commitInterval          how often each consumer thread commits. Default 1 s.
- * @param pollTimeout             longest one poll blocks (also how late a commit may be). Default 100 ms.
- * @param revokeTimeout           how long a revoke waits for the revoked partitions' taken-in events before dropping
- *                                the rest; below {@code max.poll.interval.ms}. Default 10 s.
- * @param closeTimeout            bound of {@link ConsumerRuntime#close()} and of the SIGTERM drain. Default 30 s.
- * @param maxCallsPerLane         {@link AsyncProcessor} calls one lane may have running at once (each for a different
- *                                key); a synchronous {@link Processor} always has one. Default 64.
- * @param maxCalls                {@link AsyncProcessor} calls the whole runtime may have running at once. Default
- *                                1,024.
- * @param maxBufferedBytes        serialized key + value bytes of the records taken in and not done yet (queued, running,
- *                                parked, held back) before every partition is paused; resumes below 90 %. Default
- *                                256 MiB.
- * @param consumerRestartBackoff  first delay before a consumer thread that died is started again; doubles per
- *                                consecutive failure up to 32 times this. Default 1 s.
- * @param consumerMaxRestarts     consecutive restarts of one consumer thread (each within a minute of the last) before
- *                                the runtime gives up and reports itself not live. Default 5.
- * @param groupInstanceId         static group membership: empty (the default) for none; otherwise consumer thread
- *                                {@code i} joins with {@code group.instance.id = <groupInstanceId>-<i>}, and the value
+ * @param consumerThreads         {@link #CONSUMER_THREADS}
+ * @param lanes                   {@link #LANES}
+ * @param keyAssignment           {@link #KEY_ASSIGNMENT}
+ * @param laneCapacity            {@link #LANE_CAPACITY}
+ * @param delayQueueCapacity      {@link #DELAY_QUEUE_CAPACITY}
+ * @param maxInFlightPerPartition {@link #MAX_IN_FLIGHT_PER_PARTITION}
+ * @param maxAttempts             {@link #MAX_ATTEMPTS}
+ * @param initialBackoff          {@link #INITIAL_BACKOFF}
+ * @param maxBackoff              {@link #MAX_BACKOFF}
+ * @param backoffMultiplier       {@link #BACKOFF_MULTIPLIER}
+ * @param jitter                  {@link #JITTER}
+ * @param processingTimeout       {@link #PROCESSING_TIMEOUT}
+ * @param commitInterval          {@link #COMMIT_INTERVAL}
+ * @param pollTimeout             {@link #POLL_TIMEOUT}
+ * @param revokeTimeout           {@link #REVOKE_TIMEOUT}
+ * @param closeTimeout            {@link #CLOSE_TIMEOUT}
+ * @param maxCallsPerLane         {@link #MAX_CALLS_PER_LANE}
+ * @param maxCalls                {@link #MAX_CALLS}
+ * @param maxBufferedBytes        {@link #MAX_BUFFERED_BYTES}
+ * @param consumerRestartBackoff  {@link #CONSUMER_RESTART_BACKOFF}
+ * @param consumerMaxRestarts     {@link #CONSUMER_MAX_RESTARTS}
+ * @param groupInstanceId         {@link #GROUP_INSTANCE_ID}; static group membership: empty (the default) for
+ *                                none; otherwise consumer thread {@code i} joins with {@code group.instance.id = <groupInstanceId>-<i>}, and the value
  *                                {@value #HOST_NAME} stands for this host's name. Each instance of a group needs its
  *                                own (a second member with the same id fences the first). A static member does not
  *                                leave the group when it stops: its partitions wait for it up to the session timeout
  *                                (decision 2602).
- * @param statsLogInterval        how often the runtime logs one INFO line of throughput and memory (records polled and
- *                                done per second, the deepest lane and the key with the most events waiting, the delay
- *                                queue, buffered bytes, heap); zero for none. Default 1 min.
+ * @param statsLogInterval        {@link #STATS_LOG_INTERVAL}
  */
 public record RuntimeConfig(
         List<String> topics,
@@ -97,39 +88,83 @@ public record RuntimeConfig(
         String groupInstanceId,
         Duration statsLogInterval) {
 
-    public static final int DEFAULT_CONSUMER_THREADS = 1;
-    public static final int DEFAULT_LANES = 16;
-    public static final KeyAssignment DEFAULT_KEY_ASSIGNMENT = KeyAssignment.LEAST_LOADED;
-    public static final int DEFAULT_LANE_CAPACITY = 1_000;
-    public static final int DEFAULT_DELAY_QUEUE_CAPACITY = 10_000;
-    public static final int DEFAULT_MAX_IN_FLIGHT_PER_PARTITION = 100_000;
-    public static final int DEFAULT_MAX_ATTEMPTS = 5;
-    public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofSeconds(1);
-    public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(60);
-    public static final double DEFAULT_BACKOFF_MULTIPLIER = 2.0;
-    public static final double DEFAULT_JITTER = 0.2;
-    public static final Duration DEFAULT_PROCESSING_TIMEOUT = Duration.ofSeconds(30);
-    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
-    public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(100);
-    public static final Duration DEFAULT_REVOKE_TIMEOUT = Duration.ofSeconds(10);
-    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
-    public static final int DEFAULT_MAX_CALLS_PER_LANE = 64;
-    public static final int DEFAULT_MAX_CALLS = 1_024;
-    public static final long DEFAULT_MAX_BUFFERED_BYTES = 256L * 1024 * 1024;
-    public static final Duration DEFAULT_CONSUMER_RESTART_BACKOFF = Duration.ofSeconds(1);
-    public static final int DEFAULT_CONSUMER_MAX_RESTARTS = 5;
+    /** Prefix of the keys {@link #from} reads; Kafka properties are read from {@code runtime.kafka.*}. */
+    public static final String PREFIX = "runtime.";
+
+    public static final Setting<Integer> CONSUMER_THREADS = Setting.integer(PREFIX + "consumerThreads").defaultsTo(1)
+            .between(1, 1024).doc("consumer threads, each owning one KafkaConsumer of the group");
+    public static final Setting<Integer> LANES = Setting.integer(PREFIX + "lanes").defaultsTo(16).between(1, 4096)
+            .doc("KeyBy lanes, each a FIFO with one processor thread");
+    public static final Setting<KeyAssignment> KEY_ASSIGNMENT = Setting.oneOf(PREFIX + "keyAssignment",
+            KeyAssignment.class).defaultsTo(KeyAssignment.LEAST_LOADED).doc("how routing keys map to lanes");
+    public static final Setting<Integer> LANE_CAPACITY = Setting.integer(PREFIX + "laneCapacity").defaultsTo(1_000)
+            .between(1, 1 << 24).doc("events one lane may hold; a full lane pauses the partitions feeding it");
+    public static final Setting<Integer> DELAY_QUEUE_CAPACITY = Setting.integer(PREFIX + "delayQueueCapacity")
+            .defaultsTo(10_000).between(1, 1 << 24).doc("events that may wait (retry backoff, not-before times and "
+                    + "the later events of their keys) before every partition is paused");
+    public static final Setting<Integer> MAX_IN_FLIGHT_PER_PARTITION = Setting.integer(PREFIX
+            + "maxInFlightPerPartition").defaultsTo(100_000).between(1, 1 << 28).doc("offsets of one partition taken "
+            + "in and not yet committable before that partition is paused");
+    public static final Setting<Integer> MAX_ATTEMPTS = Setting.integer(PREFIX + "maxAttempts").defaultsTo(5)
+            .between(1, 1_000).doc("attempts per event, the first included, before retries are exhausted");
+    public static final Setting<Duration> INITIAL_BACKOFF = Setting.duration(PREFIX + "initialBackoff")
+            .defaultsTo(Duration.ofSeconds(1)).positive().doc("delay before the first retry");
+    public static final Setting<Duration> MAX_BACKOFF = Setting.duration(PREFIX + "maxBackoff")
+            .defaultsTo(Duration.ofSeconds(60)).positive().doc("longest retry delay");
+    public static final Setting<Double> BACKOFF_MULTIPLIER = Setting.decimal(PREFIX + "backoffMultiplier")
+            .defaultsTo(2.0).check(m -> m >= 1.0 && m <= 100.0, "must be between 1 and 100")
+            .doc("growth of the delay per attempt");
+    public static final Setting<Double> JITTER = Setting.decimal(PREFIX + "jitter").defaultsTo(0.2)
+            .check(j -> j >= 0.0 && j < 1.0, "must be in [0, 1)").doc("random spread of each delay, delay * (1 ± jitter)");
+    public static final Setting<Duration> PROCESSING_TIMEOUT = Setting.duration(PREFIX + "processingTimeout")
+            .defaultsTo(Duration.ofSeconds(30)).positive().doc("longest one attempt may run; past it the thread is "
+                    + "interrupted and the event fails without retry");
+    public static final Setting<Duration> COMMIT_INTERVAL = Setting.duration(PREFIX + "commitInterval")
+            .defaultsTo(Duration.ofSeconds(1)).positive().doc("how often each consumer thread commits");
+    public static final Setting<Duration> POLL_TIMEOUT = Setting.duration(PREFIX + "pollTimeout")
+            .defaultsTo(Duration.ofMillis(100)).positive().doc("longest one poll blocks (also how late a commit may "
+                    + "be)");
+    public static final Setting<Duration> REVOKE_TIMEOUT = Setting.duration(PREFIX + "revokeTimeout")
+            .defaultsTo(Duration.ofSeconds(10)).positive().doc("how long a revoke waits for the revoked partitions' "
+                    + "taken-in events; below max.poll.interval.ms");
+    public static final Setting<Duration> CLOSE_TIMEOUT = Setting.duration(PREFIX + "closeTimeout")
+            .defaultsTo(Duration.ofSeconds(30)).positive().doc("bound of close() and of the SIGTERM drain");
+    public static final Setting<Integer> MAX_CALLS_PER_LANE = Setting.integer(PREFIX + "maxCallsPerLane")
+            .defaultsTo(64).between(1, 1 << 16).doc("AsyncProcessor calls one lane may have running at once");
+    public static final Setting<Integer> MAX_CALLS = Setting.integer(PREFIX + "maxCalls").defaultsTo(1_024)
+            .between(1, 1 << 20).doc("AsyncProcessor calls the whole runtime may have running at once");
+    public static final Setting<Long> MAX_BUFFERED_BYTES = Setting.number(PREFIX + "maxBufferedBytes")
+            .defaultsTo(256L * 1024 * 1024).atLeast(1024).doc("serialized bytes of the records taken in and not done "
+                    + "before every partition is paused; resumes below 90 %");
+    public static final Setting<Duration> CONSUMER_RESTART_BACKOFF = Setting.duration(PREFIX
+            + "consumerRestartBackoff").defaultsTo(Duration.ofSeconds(1)).positive().doc("first delay before a dead "
+            + "consumer thread is started again; doubles per consecutive failure up to 32 times this");
+    public static final Setting<Integer> CONSUMER_MAX_RESTARTS = Setting.integer(PREFIX + "consumerMaxRestarts")
+            .defaultsTo(5).between(0, 1_000).doc("consecutive restarts of one consumer thread before the runtime "
+                    + "reports itself not live");
+    /** The {@code groupInstanceId} that stands for this host's name ({@code HOSTNAME}, else the resolver's). */
+    public static final String HOST_NAME = "${HOSTNAME}";
+    public static final Setting<String> GROUP_INSTANCE_ID = Setting.string(PREFIX + "groupInstanceId").defaultsTo("")
+            .check(id -> id.strip().isEmpty() || id.strip().matches("[A-Za-z0-9._${}-]{1,200}"),
+                    "must be letters, digits, '.', '_' or '-' (at most 200), or " + HOST_NAME)
+            .doc("static group membership: empty for none, else thread i joins as <groupInstanceId>-<i>");
+    public static final Setting<Duration> STATS_LOG_INTERVAL = Setting.duration(PREFIX + "statsLogInterval")
+            .defaultsTo(Duration.ofMinutes(1)).check(d -> d.isZero() || d.toMillis() >= 1_000,
+                    "must be zero (no stats line) or at least 1 s").doc("how often the runtime logs one INFO line of "
+                    + "throughput and memory");
+
+    /** Every {@code runtime.*} setting besides {@code runtime.topics} and the {@code runtime.kafka.*} properties. */
+    public static final List<Setting<?>> SETTINGS = List.of(CONSUMER_THREADS, LANES, KEY_ASSIGNMENT, LANE_CAPACITY,
+            DELAY_QUEUE_CAPACITY, MAX_IN_FLIGHT_PER_PARTITION, MAX_ATTEMPTS, INITIAL_BACKOFF, MAX_BACKOFF,
+            BACKOFF_MULTIPLIER, JITTER, PROCESSING_TIMEOUT, COMMIT_INTERVAL, POLL_TIMEOUT, REVOKE_TIMEOUT,
+            CLOSE_TIMEOUT, MAX_CALLS_PER_LANE, MAX_CALLS, MAX_BUFFERED_BYTES, CONSUMER_RESTART_BACKOFF,
+            CONSUMER_MAX_RESTARTS, GROUP_INSTANCE_ID, STATS_LOG_INTERVAL);
+
     /** {@code session.timeout.ms} on the classic protocol when the Kafka properties leave it out (decision 2602). */
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 6_000;
     /** {@code heartbeat.interval.ms} on the classic protocol when the Kafka properties leave it out. */
     public static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
-    /** No static membership. */
-    public static final String DEFAULT_GROUP_INSTANCE_ID = "";
-    public static final Duration DEFAULT_STATS_LOG_INTERVAL = Duration.ofMinutes(1);
-    /** The {@code groupInstanceId} that stands for this host's name ({@code HOSTNAME}, else the resolver's). */
-    public static final String HOST_NAME = "${HOSTNAME}";
 
-    /** Prefix of the keys {@link #from} reads; Kafka properties are read from {@code runtime.kafka.*}. */
-    public static final String PREFIX = "runtime.";
     private static final String KAFKA_PREFIX = PREFIX + "kafka.";
     private static final long KAFKA_DEFAULT_MAX_POLL_INTERVAL_MS = 300_000;
 
@@ -154,51 +189,33 @@ public record RuntimeConfig(
             throw new IllegalArgumentException("kafka partition.assignment.strategy must be unset or "
                     + CooperativeStickyAssignor.class.getName() + ", was " + assignor);
         }
-        positive("consumerThreads", consumerThreads, 1024);
-        positive("lanes", lanes, 4096);
-        Objects.requireNonNull(keyAssignment, "keyAssignment");
-        positive("laneCapacity", laneCapacity, 1 << 24);
-        positive("delayQueueCapacity", delayQueueCapacity, 1 << 24);
-        positive("maxInFlightPerPartition", maxInFlightPerPartition, 1 << 28);
-        positive("maxAttempts", maxAttempts, 1_000);
-        positive("initialBackoff", initialBackoff);
-        positive("maxBackoff", maxBackoff);
+        CONSUMER_THREADS.check(consumerThreads);
+        LANES.check(lanes);
+        KEY_ASSIGNMENT.check(keyAssignment);
+        LANE_CAPACITY.check(laneCapacity);
+        DELAY_QUEUE_CAPACITY.check(delayQueueCapacity);
+        MAX_IN_FLIGHT_PER_PARTITION.check(maxInFlightPerPartition);
+        MAX_ATTEMPTS.check(maxAttempts);
+        INITIAL_BACKOFF.check(initialBackoff);
+        MAX_BACKOFF.check(maxBackoff);
         if (maxBackoff.compareTo(initialBackoff) < 0) {
-            throw new IllegalArgumentException(
-                    "maxBackoff must be at least initialBackoff (" + initialBackoff + "), was " + maxBackoff);
+            throw new SettingException(MAX_BACKOFF.key(), MAX_BACKOFF.key() + " must be at least "
+                    + INITIAL_BACKOFF.key() + " (" + initialBackoff + "), was " + maxBackoff);
         }
-        if (!(backoffMultiplier >= 1.0 && backoffMultiplier <= 100.0)) {
-            throw new IllegalArgumentException("backoffMultiplier must be between 1 and 100, was " + backoffMultiplier);
-        }
-        if (!(jitter >= 0.0 && jitter < 1.0)) {
-            throw new IllegalArgumentException("jitter must be in [0, 1), was " + jitter);
-        }
-        positive("processingTimeout", processingTimeout);
-        positive("commitInterval", commitInterval);
-        positive("pollTimeout", pollTimeout);
-        positive("revokeTimeout", revokeTimeout);
-        positive("closeTimeout", closeTimeout);
-        positive("maxCallsPerLane", maxCallsPerLane, 1 << 16);
-        positive("maxCalls", maxCalls, 1 << 20);
-        if (maxBufferedBytes < 1024) {
-            throw new IllegalArgumentException("maxBufferedBytes must be at least 1024, was " + maxBufferedBytes);
-        }
-        positive("consumerRestartBackoff", consumerRestartBackoff);
-        if (consumerMaxRestarts < 0 || consumerMaxRestarts > 1_000) {
-            throw new IllegalArgumentException("consumerMaxRestarts must be between 0 and 1000, was "
-                    + consumerMaxRestarts);
-        }
-        Objects.requireNonNull(groupInstanceId, "groupInstanceId");
-        groupInstanceId = groupInstanceId.strip();
-        if (!groupInstanceId.isEmpty() && !groupInstanceId.matches("[A-Za-z0-9._${}-]{1,200}")) {
-            throw new IllegalArgumentException("groupInstanceId must be letters, digits, '.', '_' or '-' (at most 200), "
-                    + "or " + HOST_NAME + ", was '" + groupInstanceId + "'");
-        }
-        Objects.requireNonNull(statsLogInterval, "statsLogInterval");
-        if (statsLogInterval.isNegative() || (!statsLogInterval.isZero() && statsLogInterval.toMillis() < 1_000)) {
-            throw new IllegalArgumentException("statsLogInterval must be zero (no stats line) or at least 1 s, was "
-                    + statsLogInterval);
-        }
+        BACKOFF_MULTIPLIER.check(backoffMultiplier);
+        JITTER.check(jitter);
+        PROCESSING_TIMEOUT.check(processingTimeout);
+        COMMIT_INTERVAL.check(commitInterval);
+        POLL_TIMEOUT.check(pollTimeout);
+        REVOKE_TIMEOUT.check(revokeTimeout);
+        CLOSE_TIMEOUT.check(closeTimeout);
+        MAX_CALLS_PER_LANE.check(maxCallsPerLane);
+        MAX_CALLS.check(maxCalls);
+        MAX_BUFFERED_BYTES.check(maxBufferedBytes);
+        CONSUMER_RESTART_BACKOFF.check(consumerRestartBackoff);
+        CONSUMER_MAX_RESTARTS.check(consumerMaxRestarts);
+        groupInstanceId = GROUP_INSTANCE_ID.check(groupInstanceId).strip();
+        STATS_LOG_INTERVAL.check(statsLogInterval);
         long maxPollInterval = kafka.containsKey(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG)
                 ? Long.parseLong(kafka.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG).toString())
                 : KAFKA_DEFAULT_MAX_POLL_INTERVAL_MS;
@@ -288,61 +305,17 @@ public record RuntimeConfig(
         });
         String topics = settings.getOrDefault(PREFIX + "topics", "");
         Builder b = builder(List.of(topics.split("\\s*,\\s*")), kafka);
-        Reader r = new Reader(settings);
-        return b.consumerThreads(r.get("consumerThreads", Integer::parseInt, DEFAULT_CONSUMER_THREADS))
-                .lanes(r.get("lanes", Integer::parseInt, DEFAULT_LANES))
-                .keyAssignment(r.get("keyAssignment", KeyAssignment::valueOf, DEFAULT_KEY_ASSIGNMENT))
-                .laneCapacity(r.get("laneCapacity", Integer::parseInt, DEFAULT_LANE_CAPACITY))
-                .delayQueueCapacity(r.get("delayQueueCapacity", Integer::parseInt, DEFAULT_DELAY_QUEUE_CAPACITY))
-                .maxInFlightPerPartition(r.get("maxInFlightPerPartition", Integer::parseInt,
-                        DEFAULT_MAX_IN_FLIGHT_PER_PARTITION))
-                .maxAttempts(r.get("maxAttempts", Integer::parseInt, DEFAULT_MAX_ATTEMPTS))
-                .initialBackoff(r.get("initialBackoff", Reader::duration, DEFAULT_INITIAL_BACKOFF))
-                .maxBackoff(r.get("maxBackoff", Reader::duration, DEFAULT_MAX_BACKOFF))
-                .backoffMultiplier(r.get("backoffMultiplier", Double::parseDouble, DEFAULT_BACKOFF_MULTIPLIER))
-                .jitter(r.get("jitter", Double::parseDouble, DEFAULT_JITTER))
-                .processingTimeout(r.get("processingTimeout", Reader::duration, DEFAULT_PROCESSING_TIMEOUT))
-                .commitInterval(r.get("commitInterval", Reader::duration, DEFAULT_COMMIT_INTERVAL))
-                .pollTimeout(r.get("pollTimeout", Reader::duration, DEFAULT_POLL_TIMEOUT))
-                .revokeTimeout(r.get("revokeTimeout", Reader::duration, DEFAULT_REVOKE_TIMEOUT))
-                .closeTimeout(r.get("closeTimeout", Reader::duration, DEFAULT_CLOSE_TIMEOUT))
-                .maxCallsPerLane(r.get("maxCallsPerLane", Integer::parseInt, DEFAULT_MAX_CALLS_PER_LANE))
-                .maxCalls(r.get("maxCalls", Integer::parseInt, DEFAULT_MAX_CALLS))
-                .maxBufferedBytes(r.get("maxBufferedBytes", Long::parseLong, DEFAULT_MAX_BUFFERED_BYTES))
-                .consumerRestartBackoff(r.get("consumerRestartBackoff", Reader::duration,
-                        DEFAULT_CONSUMER_RESTART_BACKOFF))
-                .consumerMaxRestarts(r.get("consumerMaxRestarts", Integer::parseInt, DEFAULT_CONSUMER_MAX_RESTARTS))
-                .groupInstanceId(r.get("groupInstanceId", Function.identity(), DEFAULT_GROUP_INSTANCE_ID))
-                .statsLogInterval(r.get("statsLogInterval", Reader::duration, DEFAULT_STATS_LOG_INTERVAL))
-                .build();
+        SettingsReader reader = SettingsReader.of(settings);
+        for (Setting<?> setting : SETTINGS) {
+            b.setFrom(reader, setting);
+        }
+        return b.build();
     }
 
-    /** Kafka properties whose values {@link #toString()} shows; every other value is masked (it may be a secret). */
-    private static final java.util.Set<String> SHOWN_KAFKA_VALUES = java.util.Set.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.CLIENT_ID_CONFIG,
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
-            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
-            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG, "security.protocol",
-            "sasl.mechanism");
-
-    /**
-     * The settings with every Kafka property value masked except a few that are never secret (bootstrap servers,
-     * group id, …): {@code sasl.jaas.config}, passwords and keys never appear in logs.
-     */
+    /** The settings, every secret Kafka property ({@link SecretKeys}) masked: never a password in a log. */
     @Override
     public String toString() {
-        Map<String, Object> shown = new java.util.TreeMap<>();
-        kafka.forEach((k, v) -> shown.put(k, SHOWN_KAFKA_VALUES.contains(k) ? v : "****"));
-        return "RuntimeConfig[topics=" + topics + ", kafka=" + shown + ", consumerThreads=" + consumerThreads
-                + ", lanes=" + lanes + ", keyAssignment=" + keyAssignment + ", laneCapacity=" + laneCapacity
-                + ", delayQueueCapacity=" + delayQueueCapacity + ", maxInFlightPerPartition=" + maxInFlightPerPartition
-                + ", maxAttempts=" + maxAttempts + ", initialBackoff=" + initialBackoff + ", maxBackoff=" + maxBackoff
-                + ", backoffMultiplier=" + backoffMultiplier + ", jitter=" + jitter + ", processingTimeout="
-                + processingTimeout + ", commitInterval=" + commitInterval + ", pollTimeout=" + pollTimeout
-                + ", revokeTimeout=" + revokeTimeout + ", closeTimeout=" + closeTimeout + ", maxCallsPerLane="
-                + maxCallsPerLane + ", maxCalls=" + maxCalls + ", maxBufferedBytes=" + maxBufferedBytes
-                + ", consumerRestartBackoff=" + consumerRestartBackoff + ", consumerMaxRestarts=" + consumerMaxRestarts
-                + ", groupInstanceId=" + groupInstanceId + ", statsLogInterval=" + statsLogInterval + "]";
+        return ConfigText.describe(this);
     }
 
     /** The group id, from {@link #kafka()}. */
@@ -357,184 +330,122 @@ public record RuntimeConfig(
         }
     }
 
-    private static void positive(String setting, int value, int max) {
-        if (value < 1 || value > max) {
-            throw new IllegalArgumentException(setting + " must be between 1 and " + max + ", was " + value);
-        }
-    }
-
-    private static void positive(String setting, Duration value) {
-        Objects.requireNonNull(value, setting);
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(setting + " must be positive, was " + value);
-        }
-    }
-
-    /** Parses one {@code runtime.*} entry, naming the key when it does not parse. */
-    private record Reader(Map<String, String> settings) {
-        <T> T get(String name, Function<String, T> parse, T fallback) {
-            String raw = settings.get(PREFIX + name);
-            if (raw == null || raw.isBlank()) {
-                return fallback;
-            }
-            try {
-                return parse.apply(raw.trim());
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException(PREFIX + name + " does not parse: '" + raw + "'", e);
-            }
-        }
-
-        static Duration duration(String raw) {
-            return Character.isDigit(raw.charAt(0)) ? Duration.ofMillis(Long.parseLong(raw)) : Duration.parse(raw);
-        }
-    }
-
     /** Builds a {@link RuntimeConfig}; starts from the defaults, validated by {@link #build()}. */
     public static final class Builder {
         private final List<String> topics;
         private final Map<String, Object> kafka;
-        private int consumerThreads = DEFAULT_CONSUMER_THREADS;
-        private int lanes = DEFAULT_LANES;
-        private KeyAssignment keyAssignment = DEFAULT_KEY_ASSIGNMENT;
-        private int laneCapacity = DEFAULT_LANE_CAPACITY;
-        private int delayQueueCapacity = DEFAULT_DELAY_QUEUE_CAPACITY;
-        private int maxInFlightPerPartition = DEFAULT_MAX_IN_FLIGHT_PER_PARTITION;
-        private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-        private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
-        private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
-        private double backoffMultiplier = DEFAULT_BACKOFF_MULTIPLIER;
-        private double jitter = DEFAULT_JITTER;
-        private Duration processingTimeout = DEFAULT_PROCESSING_TIMEOUT;
-        private Duration commitInterval = DEFAULT_COMMIT_INTERVAL;
-        private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
-        private Duration revokeTimeout = DEFAULT_REVOKE_TIMEOUT;
-        private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
-        private int maxCallsPerLane = DEFAULT_MAX_CALLS_PER_LANE;
-        private int maxCalls = DEFAULT_MAX_CALLS;
-        private long maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES;
-        private Duration consumerRestartBackoff = DEFAULT_CONSUMER_RESTART_BACKOFF;
-        private int consumerMaxRestarts = DEFAULT_CONSUMER_MAX_RESTARTS;
-        private String groupInstanceId = DEFAULT_GROUP_INSTANCE_ID;
-        private Duration statsLogInterval = DEFAULT_STATS_LOG_INTERVAL;
+        private final Map<Setting<?>, Object> values = new HashMap<>();
 
         private Builder(List<String> topics, Map<String, ?> kafka) {
             this.topics = List.copyOf(topics);
             this.kafka = new HashMap<>(kafka);
         }
 
-        public Builder consumerThreads(int value) {
-            this.consumerThreads = value;
+        /** Sets one of {@link #SETTINGS}. */
+        public <T> Builder set(Setting<T> setting, T value) {
+            values.put(setting, value);
             return this;
+        }
+
+        private <T> void setFrom(SettingsReader reader, Setting<T> setting) {
+            reader.find(setting).ifPresent(value -> set(setting, value));
+        }
+
+        @SuppressWarnings("unchecked") // set(Setting<T>, T) is the only writer
+        private <T> T value(Setting<T> setting) {
+            return values.containsKey(setting) ? (T) values.get(setting) : setting.defaultOrFail();
+        }
+
+        public Builder consumerThreads(int value) {
+            return set(CONSUMER_THREADS, value);
         }
 
         public Builder lanes(int value) {
-            this.lanes = value;
-            return this;
+            return set(LANES, value);
         }
 
         public Builder keyAssignment(KeyAssignment value) {
-            this.keyAssignment = value;
-            return this;
+            return set(KEY_ASSIGNMENT, value);
         }
 
         public Builder laneCapacity(int value) {
-            this.laneCapacity = value;
-            return this;
+            return set(LANE_CAPACITY, value);
         }
 
         public Builder delayQueueCapacity(int value) {
-            this.delayQueueCapacity = value;
-            return this;
+            return set(DELAY_QUEUE_CAPACITY, value);
         }
 
         public Builder maxInFlightPerPartition(int value) {
-            this.maxInFlightPerPartition = value;
-            return this;
+            return set(MAX_IN_FLIGHT_PER_PARTITION, value);
         }
 
         public Builder maxAttempts(int value) {
-            this.maxAttempts = value;
-            return this;
+            return set(MAX_ATTEMPTS, value);
         }
 
         public Builder initialBackoff(Duration value) {
-            this.initialBackoff = value;
-            return this;
+            return set(INITIAL_BACKOFF, value);
         }
 
         public Builder maxBackoff(Duration value) {
-            this.maxBackoff = value;
-            return this;
+            return set(MAX_BACKOFF, value);
         }
 
         public Builder backoffMultiplier(double value) {
-            this.backoffMultiplier = value;
-            return this;
+            return set(BACKOFF_MULTIPLIER, value);
         }
 
         public Builder jitter(double value) {
-            this.jitter = value;
-            return this;
+            return set(JITTER, value);
         }
 
         public Builder processingTimeout(Duration value) {
-            this.processingTimeout = value;
-            return this;
+            return set(PROCESSING_TIMEOUT, value);
         }
 
         public Builder commitInterval(Duration value) {
-            this.commitInterval = value;
-            return this;
+            return set(COMMIT_INTERVAL, value);
         }
 
         public Builder pollTimeout(Duration value) {
-            this.pollTimeout = value;
-            return this;
+            return set(POLL_TIMEOUT, value);
         }
 
         public Builder revokeTimeout(Duration value) {
-            this.revokeTimeout = value;
-            return this;
+            return set(REVOKE_TIMEOUT, value);
         }
 
         public Builder closeTimeout(Duration value) {
-            this.closeTimeout = value;
-            return this;
+            return set(CLOSE_TIMEOUT, value);
         }
 
         public Builder maxCallsPerLane(int value) {
-            this.maxCallsPerLane = value;
-            return this;
+            return set(MAX_CALLS_PER_LANE, value);
         }
 
         public Builder maxCalls(int value) {
-            this.maxCalls = value;
-            return this;
+            return set(MAX_CALLS, value);
         }
 
         public Builder maxBufferedBytes(long value) {
-            this.maxBufferedBytes = value;
-            return this;
+            return set(MAX_BUFFERED_BYTES, value);
         }
 
         public Builder consumerRestartBackoff(Duration value) {
-            this.consumerRestartBackoff = value;
-            return this;
+            return set(CONSUMER_RESTART_BACKOFF, value);
         }
 
         public Builder consumerMaxRestarts(int value) {
-            this.consumerMaxRestarts = value;
-            return this;
+            return set(CONSUMER_MAX_RESTARTS, value);
         }
 
         public Builder groupInstanceId(String value) {
-            this.groupInstanceId = value;
-            return this;
+            return set(GROUP_INSTANCE_ID, value);
         }
 
         public Builder statsLogInterval(Duration value) {
-            this.statsLogInterval = value;
-            return this;
+            return set(STATS_LOG_INTERVAL, value);
         }
 
         /** Sets one Kafka consumer property. */
@@ -544,12 +455,13 @@ public record RuntimeConfig(
         }
 
         public RuntimeConfig build() {
-            return new RuntimeConfig(topics, kafka, consumerThreads, lanes, keyAssignment, laneCapacity,
-                    delayQueueCapacity,
-                    maxInFlightPerPartition, maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, jitter,
-                    processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout, maxCallsPerLane,
-                    maxCalls, maxBufferedBytes, consumerRestartBackoff, consumerMaxRestarts, groupInstanceId,
-                    statsLogInterval);
+            return new RuntimeConfig(topics, kafka, value(CONSUMER_THREADS), value(LANES), value(KEY_ASSIGNMENT),
+                    value(LANE_CAPACITY), value(DELAY_QUEUE_CAPACITY), value(MAX_IN_FLIGHT_PER_PARTITION),
+                    value(MAX_ATTEMPTS), value(INITIAL_BACKOFF), value(MAX_BACKOFF), value(BACKOFF_MULTIPLIER),
+                    value(JITTER), value(PROCESSING_TIMEOUT), value(COMMIT_INTERVAL), value(POLL_TIMEOUT),
+                    value(REVOKE_TIMEOUT), value(CLOSE_TIMEOUT), value(MAX_CALLS_PER_LANE), value(MAX_CALLS),
+                    value(MAX_BUFFERED_BYTES), value(CONSUMER_RESTART_BACKOFF), value(CONSUMER_MAX_RESTARTS),
+                    value(GROUP_INSTANCE_ID), value(STATS_LOG_INTERVAL));
         }
     }
 }

@@ -28,9 +28,9 @@ class RuntimeConfigTest {
     @Test
     void builderStartsFromTheDocumentedDefaults() {
         RuntimeConfig c = RuntimeConfig.builder(List.of("t"), KAFKA).build();
-        assertEquals(RuntimeConfig.DEFAULT_LANES, c.lanes());
+        assertEquals(RuntimeConfig.LANES.defaultOrFail(), c.lanes());
         assertEquals(KeyAssignment.LEAST_LOADED, c.keyAssignment());
-        assertEquals(RuntimeConfig.DEFAULT_LANE_CAPACITY, c.laneCapacity());
+        assertEquals(RuntimeConfig.LANE_CAPACITY.defaultOrFail(), c.laneCapacity());
         assertEquals(Duration.ofSeconds(30), c.processingTimeout());
         assertEquals("g", c.groupId());
     }
@@ -54,12 +54,12 @@ class RuntimeConfigTest {
         assertEquals(KeyAssignment.HASH, c.keyAssignment());
         assertEquals(Duration.ofSeconds(5), c.processingTimeout());
         assertEquals(Duration.ofMillis(250), c.commitInterval());
-        assertEquals(RuntimeConfig.DEFAULT_MAX_ATTEMPTS, c.maxAttempts());
+        assertEquals(RuntimeConfig.MAX_ATTEMPTS.defaultOrFail(), c.maxAttempts());
         assertEquals(200, c.maxCalls());
-        assertEquals(RuntimeConfig.DEFAULT_MAX_CALLS_PER_LANE, c.maxCallsPerLane());
+        assertEquals(RuntimeConfig.MAX_CALLS_PER_LANE.defaultOrFail(), c.maxCallsPerLane());
         assertEquals(1_048_576L, c.maxBufferedBytes());
         assertEquals(Duration.ofSeconds(2), c.consumerRestartBackoff());
-        assertEquals(RuntimeConfig.DEFAULT_CONSUMER_MAX_RESTARTS, c.consumerMaxRestarts());
+        assertEquals(RuntimeConfig.CONSUMER_MAX_RESTARTS.defaultOrFail(), c.consumerMaxRestarts());
         assertEquals(Duration.ofMinutes(1), c.statsLogInterval());
     }
 

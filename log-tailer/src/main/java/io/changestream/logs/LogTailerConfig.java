@@ -156,7 +156,7 @@ public record LogTailerConfig(
 
     /** True for a setting or client property whose value is never printed or logged. */
     public static boolean isSecret(String key) {
-        return io.changestream.topics.SecretSettings.isSecret(key);
+        return io.changestream.settings.SecretKeys.isSecret(key);
     }
 
     /** Every component, tokens and secret client properties masked. */

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.changestream.topics.SecretSettings;
+import io.changestream.settings.SecretKeys;
 import io.changestream.topics.model.SubscriptionType;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -19,7 +19,7 @@ import java.util.Set;
  * The one rule that decides what of a destination config is a secret, applied before anything leaves the service
  * (REST responses, logs) and, backwards, when a client sends a masked value back:
  * <ul>
- *   <li>a field named like a secret ({@link SecretSettings#isSecret} — password, secret, token, credential… — plus
+ *   <li>a field named like a secret ({@link SecretKeys#isSecret} — password, secret, token, credential… — plus
  *       {@code apiKey}, {@code authorization}, {@code cookie}), at any depth, is {@value #MASK};</li>
  *   <li>every value of {@code headers} and of {@code queryParams} is {@value #MASK} (custom headers carry API keys);</li>
  *   <li>a URL is masked where it can carry a credential: user info and query always; the whole path when the URL is
@@ -50,7 +50,7 @@ public final class Secrets {
 
     /** Whether a field name holds a secret. */
     public static boolean isSecretField(String name) {
-        return SecretSettings.isSecret(name) || MORE_SECRET_FIELDS.contains(name.toLowerCase(Locale.ROOT));
+        return SecretKeys.isSecret(name) || MORE_SECRET_FIELDS.contains(name.toLowerCase(Locale.ROOT));
     }
 
     /** {@link #masked(SubscriptionType, JsonNode)} for a destination whose type is not a chat. */
@@ -148,10 +148,10 @@ public final class Secrets {
         return out.toString();
     }
 
-    /** Client or service settings for printing: every value whose key {@link SecretSettings#isSecret} is masked. */
+    /** Client or service settings for printing: every value whose key {@link SecretKeys#isSecret} is masked. */
     public static Map<String, Object> maskedSettings(Map<String, ?> settings) {
         Map<String, Object> out = new java.util.TreeMap<>();
-        settings.forEach((key, value) -> out.put(key, SecretSettings.isSecret(key) ? MASK : value));
+        settings.forEach((key, value) -> out.put(key, SecretKeys.isSecret(key) ? MASK : value));
         return out;
     }
 

@@ -589,7 +589,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
 
     /** Whether a setting's value must never be shown. */
     static boolean isSecret(String key) {
-        return io.changestream.topics.SecretSettings.isSecret(key);
+        return io.changestream.settings.SecretKeys.isSecret(key);
     }
 
     /** The effective settings as {@code key = value} pairs, secrets masked. */

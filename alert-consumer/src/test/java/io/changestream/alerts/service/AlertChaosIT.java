@@ -93,7 +93,7 @@ class AlertChaosIT {
             // unknown, per kill: the at-most-once requests holding a slot, those answered whose settle record was not
             // yet acked, and the hand-offs marked but not settled (decision 2105: each holds one of the runtime's
             // calls) — the marks make this bound wider than the requests in flight alone
-            int perKill = LANES * 2 + io.changestream.runtime.RuntimeConfig.DEFAULT_MAX_CALLS;
+            int perKill = LANES * 2 + io.changestream.runtime.RuntimeConfig.MAX_CALLS.defaultOrFail();
             assertTrue(unknown.size() <= kills * perKill, unknown.size() + " unknown outcomes: more than the "
                     + "at-most-once requests and hand-offs in flight per kill (" + kills + " x " + perKill + ")");
         }

@@ -69,7 +69,7 @@ class ConfigReferenceTest {
                 Integer.toString(RuntimeConfig.DEFAULT_SESSION_TIMEOUT_MS));
         out.put(RuntimeConfig.PREFIX + "kafka.heartbeat.interval.ms",
                 Integer.toString(RuntimeConfig.DEFAULT_HEARTBEAT_INTERVAL_MS));
-        out.put(RuntimeConfig.PREFIX + "groupInstanceId", RuntimeConfig.DEFAULT_GROUP_INSTANCE_ID);
+        out.put(RuntimeConfig.PREFIX + "groupInstanceId", RuntimeConfig.GROUP_INSTANCE_ID.defaultOrFail());
         return out;
     }
 }

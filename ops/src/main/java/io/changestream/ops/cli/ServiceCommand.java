@@ -1,7 +1,7 @@
 package io.changestream.ops.cli;
 
 import io.changestream.ops.UsageException;
-import io.changestream.ops.service.ConfigPrinter;
+import io.changestream.settings.ConfigText;
 import io.changestream.ops.service.StopSignal;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -56,7 +56,7 @@ abstract class ServiceCommand<C> implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (printConfig) {
-            ConfigPrinter.flatten(loaded).forEach((k, v) -> out.println(k + " = " + v));
+            ConfigText.flatten(loaded).forEach((k, v) -> out.println(k + " = " + v));
             out.flush();
             return Launcher.OK;
         }

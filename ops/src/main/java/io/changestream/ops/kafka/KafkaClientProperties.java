@@ -1,15 +1,13 @@
 package io.changestream.ops.kafka;
 
 import io.changestream.ops.UsageException;
+import io.changestream.settings.SecretKeys;
+import io.changestream.settings.SettingsReader;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.clients.CommonClientConfigs;
 
@@ -19,7 +17,8 @@ import org.apache.kafka.clients.CommonClientConfigs;
  * Immutable; safe to share between threads.
  *
  * <p>Sources, later ones winning: a properties file (Kafka tools' {@code --command-config}), environment variables
- * {@code CHANGESTREAM_KAFKA_<NAME>} where {@code <NAME>} is the property upper-cased with dots as underscores
+ * {@code CHANGESTREAM_KAFKA_<NAME>} where {@code <NAME>} is the property upper-cased with dots as underscores (the
+ * pass-through form of {@link SettingsReader})
  * ({@code CHANGESTREAM_KAFKA_SASL_JAAS_CONFIG} → {@code sasl.jaas.config}), then an explicit bootstrap server.
  *
  * @param properties the client properties, {@code bootstrap.servers} included
@@ -28,8 +27,6 @@ public record KafkaClientProperties(Map<String, String> properties) {
 
     /** Prefix of the environment variables that carry Kafka client properties. */
     public static final String ENV_PREFIX = "CHANGESTREAM_KAFKA_";
-    /** Shown instead of a secret value. */
-    public static final String MASK = "******";
 
     public KafkaClientProperties {
         Objects.requireNonNull(properties, "properties");
@@ -61,7 +58,7 @@ public record KafkaClientProperties(Map<String, String> properties) {
         Map<String, String> props = new TreeMap<>();
         env.forEach((name, value) -> {
             if (name.startsWith(ENV_PREFIX) && name.length() > ENV_PREFIX.length()) {
-                props.put(name.substring(ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.'), value);
+                props.put(SettingsReader.keyOf(name.substring(ENV_PREFIX.length()), List.of(), List.of()), value);
             }
         });
         return props;
@@ -69,15 +66,11 @@ public record KafkaClientProperties(Map<String, String> properties) {
 
     /** Reads a Java properties file of client properties; a missing or unreadable file is a usage error. */
     public static Map<String, String> readFile(Path file) {
-        Properties p = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            p.load(reader);
+        try {
+            return SettingsReader.readFile(file);
         } catch (IOException e) {
             throw new UsageException("cannot read Kafka client config " + file + ": " + e.getMessage());
         }
-        Map<String, String> props = new TreeMap<>();
-        p.stringPropertyNames().forEach(name -> props.put(name, p.getProperty(name).trim()));
-        return props;
     }
 
     /** The bootstrap servers. */
@@ -92,16 +85,11 @@ public record KafkaClientProperties(Map<String, String> properties) {
         return map;
     }
 
-    /** The properties with every secret value replaced by {@value #MASK}, for printing. */
+    /** The properties with every secret value ({@link SecretKeys}) masked, for printing. */
     public Map<String, String> masked() {
         Map<String, String> map = new TreeMap<>();
-        properties.forEach((k, v) -> map.put(k, isSecret(k) ? MASK : v));
+        properties.forEach((k, v) -> map.put(k, SecretKeys.shown(k, v)));
         return map;
-    }
-
-    /** True for keys whose values must never be printed or logged (passwords, JAAS configs, keys, secrets). */
-    public static boolean isSecret(String key) {
-        return io.changestream.topics.SecretSettings.isSecret(key);
     }
 
     @Override

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.changestream.ops.dev.SmokeCheck;
-import io.changestream.topics.SecretSettings;
+import io.changestream.settings.SecretKeys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -212,7 +212,7 @@ class KubernetesManifestsTest {
                         Properties p = new Properties();
                         p.load(new StringReader(entry.getValue()));
                         for (String key : p.stringPropertyNames()) {
-                            assertFalse(SecretSettings.isSecret(key), file.getKey() + ": " + entry.getKey()
+                            assertFalse(SecretKeys.isSecret(key), file.getKey() + ": " + entry.getKey()
                                     + " sets the secret " + key + " in a ConfigMap");
                         }
                     }

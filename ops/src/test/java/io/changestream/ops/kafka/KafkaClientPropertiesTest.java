@@ -33,7 +33,7 @@ class KafkaClientPropertiesTest {
                 Map.of("CHANGESTREAM_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512"), "opt:2");
         assertEquals("opt:2", p.bootstrapServers());
         assertEquals("SCRAM-SHA-512", p.properties().get("sasl.mechanism"));
-        assertEquals(KafkaClientProperties.MASK, p.masked().get("ssl.truststore.password"));
+        assertEquals(io.changestream.settings.SecretKeys.MASK, p.masked().get("ssl.truststore.password"));
         assertTrue(!p.toString().contains("s3cret"), p.toString());
     }
 
