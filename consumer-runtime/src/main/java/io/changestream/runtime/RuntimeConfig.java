@@ -1,15 +1,15 @@
 package io.changestream.runtime;
 
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import io.changestream.settings.ConfigText;
 import io.changestream.settings.SecretKeys;
 import io.changestream.settings.Setting;
 import io.changestream.settings.SettingException;
 import io.changestream.settings.SettingsReader;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 
@@ -307,7 +307,7 @@ public record RuntimeConfig(
         Builder b = builder(List.of(topics.split("\\s*,\\s*")), kafka);
         SettingsReader reader = SettingsReader.of(settings);
         for (Setting<?> setting : SETTINGS) {
-            b.setFrom(reader, setting);
+            b.read(reader, setting);
         }
         return b.build();
     }
@@ -347,8 +347,12 @@ public record RuntimeConfig(
             return this;
         }
 
-        private <T> void setFrom(SettingsReader reader, Setting<T> setting) {
-            reader.find(setting).ifPresent(value -> set(setting, value));
+        /**
+         * Sets {@code setting} to what {@code reader} gives for it: its value, else the default of this declaration
+         * (a service may redeclare a runtime setting with a default of its own).
+         */
+        public <T> Builder read(SettingsReader reader, Setting<T> setting) {
+            return set(setting, reader.get(setting));
         }
 
         @SuppressWarnings("unchecked") // set(Setting<T>, T) is the only writer

@@ -305,6 +305,36 @@ public final class Setting<T> {
         return isSecret() ? SecretKeys.MASK : text;
     }
 
+    /**
+     * Every setting of {@code groups} in order, one list; a key declared twice fails (two declarations of one key
+     * would be two defaults).
+     */
+    @SafeVarargs
+    public static List<Setting<?>> all(List<? extends Setting<?>>... groups) {
+        List<Setting<?>> out = new ArrayList<>();
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (List<? extends Setting<?>> group : groups) {
+            for (Setting<?> setting : group) {
+                if (!keys.add(setting.key())) {
+                    throw new IllegalStateException("setting " + setting.key() + " is declared twice");
+                }
+                out.add(setting);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** Settings are equal when their keys are: a redeclaration (another default) stands for the same setting. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Setting<?> that && key.equals(that.key);
+    }
+
+    @Override
+    public int hashCode() {
+        return key.hashCode();
+    }
+
     @Override
     public String toString() {
         return "Setting[" + key + "]";

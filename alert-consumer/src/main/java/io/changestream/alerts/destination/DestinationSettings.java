@@ -1,12 +1,17 @@
 package io.changestream.alerts.destination;
 
-import io.changestream.alerts.platform.PlatformSettings;
 import io.changestream.alerts.destination.email.SmtpSettings;
 import io.changestream.alerts.destination.http.HttpSettings;
 import io.changestream.alerts.destination.limits.CircuitBreakerSettings;
 import io.changestream.alerts.destination.limits.RateLimitSettings;
-import io.changestream.alerts.impact.ImpactSettings;
 import io.changestream.alerts.destination.lineage.LineageSettings;
+import io.changestream.alerts.impact.ImpactSettings;
+import io.changestream.alerts.platform.PlatformSettings;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingsReader;
+import io.changestream.topics.TopicCatalog;
+import java.net.URI;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -48,6 +53,24 @@ public record DestinationSettings(HttpSettings http, MessageSettings messages, C
                                SmtpSettings smtp, LineageSettings lineage, RateLimitSettings rateLimits) {
         this(http, messages, breaker, smtp, lineage, rateLimits,
                 PlatformSettings.DEFAULTS.withUrl(messages.platformUrl()));
+    }
+
+    /** Every destination setting, in the order the README lists them. */
+    public static final List<Setting<?>> SETTINGS = Setting.all(HttpSettings.SETTINGS, LineageSettings.SETTINGS,
+            PlatformSettings.SETTINGS, CircuitBreakerSettings.SETTINGS, RateLimitSettings.SETTINGS,
+            ImpactSettings.SETTINGS, SmtpSettings.SETTINGS);
+
+    /**
+     * The destinations' settings {@code settings} give; the OpenLineage Kafka allowlist is checked against
+     * {@code catalog}.
+     */
+    public static DestinationSettings from(SettingsReader settings, TopicCatalog catalog) {
+        URI platformUrl = settings.get(PlatformSettings.URL);
+        MessageSettings messages = new MessageSettings(platformUrl, MessageSettings.DEFAULTS.maxChangeLines(),
+                MessageSettings.DEFAULTS.maxValueChars());
+        return new DestinationSettings(HttpSettings.from(settings), messages, CircuitBreakerSettings.from(settings),
+                SmtpSettings.from(settings), LineageSettings.from(settings, platformUrl, catalog),
+                RateLimitSettings.from(settings), PlatformSettings.from(settings), ImpactSettings.from(settings));
     }
 
     public DestinationSettings {

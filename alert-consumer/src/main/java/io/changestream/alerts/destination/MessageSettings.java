@@ -1,19 +1,20 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.alerts.platform.PlatformSettings;
 import java.net.URI;
 import java.util.Objects;
 
 /**
  * How chat and e-mail messages are written.
  *
- * @param platformUrl    base URL of the metadata platform, for the entity link (default {@code http://localhost:8585})
+ * @param platformUrl    {@link PlatformSettings#URL}, for the entity link
  * @param maxChangeLines change lines listed before "… and N more" (default 20)
  * @param maxValueChars  characters of an old/new value shown before it is cut (default 200)
  */
 public record MessageSettings(URI platformUrl, int maxChangeLines, int maxValueChars) {
 
     /** The defaults. */
-    public static final MessageSettings DEFAULTS = new MessageSettings(URI.create("http://localhost:8585"), 20, 200);
+    public static final MessageSettings DEFAULTS = new MessageSettings(PlatformSettings.URL.defaultOrFail(), 20, 200);
 
     public MessageSettings {
         Objects.requireNonNull(platformUrl, "messages.platformUrl is required");

@@ -25,7 +25,7 @@ import java.util.Set;
  *   <li>a URL is masked where it can carry a credential: user info and query always; the whole path when the URL is
  *       the credential — Slack, MS Teams and Google Chat destinations, or any URL on a known incoming-webhook host
  *       ({@code hooks.slack.com}, {@code *.webhook.office.com}, {@code chat.googleapis.com}, {@code discord.com})
- *       — e.g. {@code https://hooks.slack.com/********}.</li>
+ *       — e.g. {@code https://hooks.slack.com/******}.</li>
  * </ul>
  * A value sent back equal to the masked form of the stored one keeps the stored value ({@link #unmask}), unless the
  * destination's type or endpoint changes with it ({@link #unmaskForUpdate}: then the secret must be sent again).
@@ -34,7 +34,7 @@ import java.util.Set;
 public final class Secrets {
 
     /** What a secret is replaced by. */
-    public static final String MASK = "********";
+    public static final String MASK = SecretKeys.MASK;
 
     private static final Set<String> MORE_SECRET_FIELDS = Set.of("apikey", "api_key", "x-api-key", "authorization",
             "cookie", "privatekey", "private_key");

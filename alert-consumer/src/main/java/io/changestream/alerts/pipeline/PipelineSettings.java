@@ -1,10 +1,17 @@
 package io.changestream.alerts.pipeline;
 
 import io.changestream.runtime.Backoff;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingsReader;
 import io.changestream.topics.model.SubscriptionType;
+import io.changestream.topics.serde.Json;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What the {@link AlertProcessor} needs besides its collaborators. Immutable; validated here, naming the setting.
@@ -13,43 +20,66 @@ import java.util.Set;
  * @param pipelineStatusTopic the {@code pipeline-status} topic (full name)
  * @param initialBackoff      the runtime's first retry delay, for the "next attempt" the status endpoint shows
  * @param maxBackoff          the runtime's longest retry delay, likewise
- * @param atMostOnceTypes     destination types sent at most once unless a destination's {@code config.delivery}
- *                            says otherwise ({@code delivery.atMostOnceTypes}, default none: every destination is at
- *                            least once)
- * @param releaseTimeout      how long a release waits for a running delivery of the released partition before
- *                            cancelling it ({@code pipeline.releaseTimeout}, default 30 s: one attempt at the
+ * @param atMostOnceTypes     {@link #AT_MOST_ONCE_TYPES}, unless a destination's {@code config.delivery} says
+ *                            otherwise (default none: every destination is at least once)
+ * @param releaseTimeout      {@link #RELEASE_TIMEOUT}, then the delivery is cancelled (30 s: one attempt at the
  *                            platform's default timeouts, 10 s connect + 12 s read)
- * @param malformedMaxChars   characters of a malformed record's raw value kept in its dead letter
- *                            ({@code pipeline.malformedMaxChars}, default 65,536)
+ * @param malformedMaxChars   {@link #MALFORMED_MAX_CHARS}
  */
 public record PipelineSettings(String changesTopic, String pipelineStatusTopic, Duration initialBackoff,
                                Duration maxBackoff, Set<SubscriptionType> atMostOnceTypes, Duration releaseTimeout,
                                int malformedMaxChars) {
 
-    public static final Duration DEFAULT_RELEASE_TIMEOUT = Duration.ofSeconds(30);
-    public static final int DEFAULT_MALFORMED_MAX_CHARS = 65_536;
+    public static final Setting<Set<SubscriptionType>> AT_MOST_ONCE_TYPES = Setting.of("delivery.atMostOnceTypes",
+            PipelineSettings::types, types -> types.stream().map(PipelineSettings::typeName).sorted()
+                    .collect(Collectors.joining(","))).defaultsTo(Set.of())
+            .doc("destination types sent at most once (e.g. Email,Slack)");
+    public static final Setting<Duration> RELEASE_TIMEOUT = Setting.duration("pipeline.releaseTimeout")
+            .defaultsTo(Duration.ofSeconds(30)).positive().doc("wait for a released partition's running delivery");
+    public static final Setting<Integer> MALFORMED_MAX_CHARS = Setting.integer("pipeline.malformedMaxChars")
+            .defaultsTo(65_536).between(0, 1_048_576).doc("raw value kept in a malformed record's dead letter");
+    /** The alert processor's settings. */
+    public static final List<Setting<?>> SETTINGS = List.of(AT_MOST_ONCE_TYPES, RELEASE_TIMEOUT, MALFORMED_MAX_CHARS);
 
     public PipelineSettings {
         Objects.requireNonNull(changesTopic, "changesTopic");
         Objects.requireNonNull(pipelineStatusTopic, "pipelineStatusTopic");
         Objects.requireNonNull(initialBackoff, "runtime.initialBackoff");
         Objects.requireNonNull(maxBackoff, "runtime.maxBackoff");
-        atMostOnceTypes = Set.copyOf(Objects.requireNonNull(atMostOnceTypes, "delivery.atMostOnceTypes"));
-        Objects.requireNonNull(releaseTimeout, "pipeline.releaseTimeout");
-        if (releaseTimeout.isNegative() || releaseTimeout.isZero()) {
-            throw new IllegalArgumentException("pipeline.releaseTimeout must be positive, was " + releaseTimeout);
-        }
-        if (malformedMaxChars < 0 || malformedMaxChars > 1_048_576) {
-            throw new IllegalArgumentException("pipeline.malformedMaxChars must be in [0, 1048576], was "
-                    + malformedMaxChars);
-        }
+        atMostOnceTypes = Set.copyOf(AT_MOST_ONCE_TYPES.check(atMostOnceTypes));
+        RELEASE_TIMEOUT.check(releaseTimeout);
+        MALFORMED_MAX_CHARS.check(malformedMaxChars);
     }
 
     /** The defaults for the two topics and backoffs. */
     public static PipelineSettings of(String changesTopic, String pipelineStatusTopic, Duration initialBackoff,
                                       Duration maxBackoff) {
-        return new PipelineSettings(changesTopic, pipelineStatusTopic, initialBackoff, maxBackoff, Set.of(),
-                DEFAULT_RELEASE_TIMEOUT, DEFAULT_MALFORMED_MAX_CHARS);
+        return from(SettingsReader.of(java.util.Map.of()), changesTopic, pipelineStatusTopic, initialBackoff,
+                maxBackoff);
+    }
+
+    /** The processor's settings {@code settings} give, for the two topics and the runtime's backoffs. */
+    public static PipelineSettings from(SettingsReader settings, String changesTopic, String pipelineStatusTopic,
+                                        Duration initialBackoff, Duration maxBackoff) {
+        return new PipelineSettings(changesTopic, pipelineStatusTopic, initialBackoff, maxBackoff,
+                settings.get(AT_MOST_ONCE_TYPES), settings.get(RELEASE_TIMEOUT), settings.get(MALFORMED_MAX_CHARS));
+    }
+
+    /** A comma-separated list of the platform's destination type names ({@code Email,Slack}), any case. */
+    private static Set<SubscriptionType> types(String list) {
+        Set<SubscriptionType> out = EnumSet.noneOf(SubscriptionType.class);
+        for (String name : list.split(",")) {
+            String n = name.trim();
+            if (!n.isEmpty()) {
+                out.add(Arrays.stream(SubscriptionType.values()).filter(t -> typeName(t).equalsIgnoreCase(n))
+                        .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown destination type " + n)));
+            }
+        }
+        return out;
+    }
+
+    private static String typeName(SubscriptionType type) {
+        return Json.mapper().convertValue(type, String.class);
     }
 
     /** About when attempt {@code attempt + 1} runs after a retry without Retry-After. */

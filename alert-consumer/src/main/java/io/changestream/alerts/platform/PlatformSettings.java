@@ -1,45 +1,49 @@
 package io.changestream.alerts.platform;
 
+import io.changestream.settings.ConfigText;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingsReader;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Objects;
+import java.util.List;
 
 /**
  * How the service reaches the platform's REST API to resolve e-mail receivers by role (owners, followers, admins,
  * teams, users, mentions). {@link #toString()} masks the token. Immutable.
  *
- * @param url             the platform's base URL ({@code destinations.platformUrl}, default
- *                        {@code http://localhost:8585})
- * @param bearerToken     a bot's JWT sent as {@code Authorization: Bearer} ({@code destinations.platform.bearerToken};
- *                        null = none)
- * @param timeout         connect and request timeout of one call ({@code destinations.platform.timeout}, 5 s)
- * @param cacheTtl        how long a resolved user, team or admin list is kept ({@code destinations.platform.cacheTtl},
- *                        5 min)
- * @param cacheMaxEntries most users, teams and lists kept ({@code destinations.platform.cacheMaxEntries}, 10,000)
+ * @param url             {@link #URL}
+ * @param bearerToken     {@link #BEARER_TOKEN}: a bot's JWT sent as {@code Authorization: Bearer}; null = none
+ * @param timeout         {@link #TIMEOUT}: connect and request timeout of one call
+ * @param cacheTtl        {@link #CACHE_TTL}
+ * @param cacheMaxEntries {@link #CACHE_MAX_ENTRIES}
  * @param maxAdminPages   most pages of 50 admins read per resolution (100, i.e. 5,000 admins)
  */
 public record PlatformSettings(URI url, String bearerToken, Duration timeout, Duration cacheTtl, int cacheMaxEntries,
                                int maxAdminPages) {
 
+    public static final Setting<URI> URL = Setting.of("destinations.platformUrl", URI::create, URI::toString)
+            .defaultsTo(URI.create("http://localhost:8585")).doc("platform base URL for links");
+    public static final Setting<String> BEARER_TOKEN = Setting.string("destinations.platform.bearerToken").secret()
+            .doc("token for the platform's API (e-mail roles)");
+    public static final Setting<Duration> TIMEOUT = Setting.duration("destinations.platform.timeout")
+            .defaultsTo(Duration.ofSeconds(5)).positive().doc("timeout of one platform API call");
+    public static final Setting<Duration> CACHE_TTL = Setting.duration("destinations.platform.cacheTtl")
+            .defaultsTo(Duration.ofMinutes(5)).notNegative().doc("how long resolved users/teams/admins are kept");
+    public static final Setting<Integer> CACHE_MAX_ENTRIES = Setting.integer("destinations.platform.cacheMaxEntries")
+            .defaultsTo(10_000).atLeast(1).doc("most users/teams/lists cached");
+    /** The platform API's settings. */
+    public static final List<Setting<?>> SETTINGS = List.of(URL, BEARER_TOKEN, TIMEOUT, CACHE_TTL, CACHE_MAX_ENTRIES);
+
     /** The defaults: a local platform, no token. */
-    public static final PlatformSettings DEFAULTS = new PlatformSettings(URI.create("http://localhost:8585"), null,
-            Duration.ofSeconds(5), Duration.ofMinutes(5), 10_000, 100);
+    public static final PlatformSettings DEFAULTS = new PlatformSettings(URL.defaultOrFail(), null,
+            TIMEOUT.defaultOrFail(), CACHE_TTL.defaultOrFail(), CACHE_MAX_ENTRIES.defaultOrFail(), 100);
 
     public PlatformSettings {
-        Objects.requireNonNull(url, "destinations.platformUrl is required");
+        URL.check(url);
         bearerToken = bearerToken == null || bearerToken.isBlank() ? null : bearerToken;
-        Objects.requireNonNull(timeout, "destinations.platform.timeout is required");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("destinations.platform.timeout must be > 0, was " + timeout);
-        }
-        Objects.requireNonNull(cacheTtl, "destinations.platform.cacheTtl is required");
-        if (cacheTtl.isNegative()) {
-            throw new IllegalArgumentException("destinations.platform.cacheTtl must be >= 0, was " + cacheTtl);
-        }
-        if (cacheMaxEntries < 1) {
-            throw new IllegalArgumentException("destinations.platform.cacheMaxEntries must be >= 1, was "
-                    + cacheMaxEntries);
-        }
+        TIMEOUT.check(timeout);
+        CACHE_TTL.check(cacheTtl);
+        CACHE_MAX_ENTRIES.check(cacheMaxEntries);
         if (maxAdminPages < 1) {
             throw new IllegalArgumentException("platform maxAdminPages must be >= 1, was " + maxAdminPages);
         }
@@ -50,9 +54,14 @@ public record PlatformSettings(URI url, String bearerToken, Duration timeout, Du
         return new PlatformSettings(other, bearerToken, timeout, cacheTtl, cacheMaxEntries, maxAdminPages);
     }
 
+    /** The platform API's settings {@code settings} give. */
+    public static PlatformSettings from(SettingsReader settings) {
+        return new PlatformSettings(settings.get(URL), settings.get(BEARER_TOKEN), settings.get(TIMEOUT),
+                settings.get(CACHE_TTL), settings.get(CACHE_MAX_ENTRIES), DEFAULTS.maxAdminPages());
+    }
+
     @Override
     public String toString() {
-        return "PlatformSettings[url=" + url + ", bearerToken=" + (bearerToken == null ? "none" : "********")
-                + ", timeout=" + timeout + ", cacheTtl=" + cacheTtl + ", cacheMaxEntries=" + cacheMaxEntries + "]";
+        return ConfigText.describe(this);
     }
 }

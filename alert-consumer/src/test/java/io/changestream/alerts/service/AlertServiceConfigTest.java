@@ -31,8 +31,8 @@ class AlertServiceConfigTest {
         assertEquals(8080, c.httpPort());
         assertEquals(List.of("cs.changes", "cs.pipeline-status"), c.runtime().topics());
         assertEquals("changestream-alerts", c.runtime().groupId());
-        assertEquals(AlertServiceConfig.DEFAULT_LANES, c.runtime().lanes());
-        assertEquals(AlertServiceConfig.DEFAULT_MAX_ATTEMPTS, c.runtime().maxAttempts());
+        assertEquals(AlertServiceConfig.LANES.defaultOrFail(), c.runtime().lanes());
+        assertEquals(AlertServiceConfig.MAX_ATTEMPTS.defaultOrFail(), c.runtime().maxAttempts());
         assertEquals("cs.alert-ledger", c.ledger().topic());
         assertEquals(Duration.ofHours(24), c.ledger().dedupeHorizon());
         assertEquals(64L * 1024 * 1024, c.ledger().windowMaxBytes());

@@ -2,35 +2,37 @@ package io.changestream.alerts.destination.lineage;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.alerts.destination.DestinationConfigException;
+import io.changestream.alerts.platform.PlatformSettings;
+import io.changestream.alerts.platform.RunStates;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingsReader;
+import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.PipelineState;
-import io.changestream.topics.serde.Json;
 import java.net.URI;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.TreeSet;
 
 /**
  * Settings of OpenLineage destinations (service settings {@code lineage.*}; a destination's {@code config} may
  * override {@code namespace}, {@code statuses}, {@code gzipThresholdBytes} and {@code maxBatchEvents}).
  * Immutable.
  *
- * @param namespace          job namespace ({@code lineage.namespace}, default {@code openmetadata})
+ * @param namespace          {@link #NAMESPACE}: the job namespace
  * @param producer           the {@code producer} URI of every event (default changestream's repository URL)
- * @param statuses           run states that are emitted ({@code lineage.statuses}, the platform's names; default
- *                           failed, partialSuccess, stopped, success)
- * @param gzipThresholdBytes HTTP bodies larger than this are gzip-compressed ({@code lineage.gzipThresholdBytes},
- *                           default 16 KiB)
- * @param maxBatchEvents     most events in one HTTP batch request ({@code lineage.maxBatchEvents}, default 100)
- * @param batchWindow        how long the first event for a destination with a {@code batchEndpoint} waits for
- *                           others to share its request ({@code lineage.batchWindow}, default 100 ms; 0 = no
- *                           batching across events)
+ * @param statuses           {@link #STATUSES}: run states that are emitted
+ * @param gzipThresholdBytes {@link #GZIP_THRESHOLD_BYTES}: larger HTTP bodies are gzip-compressed
+ * @param maxBatchEvents     {@link #MAX_BATCH_EVENTS}
+ * @param batchWindow        {@link #BATCH_WINDOW}: how long the first event for a destination with a
+ *                           {@code batchEndpoint} waits for others to share its request (0 = no batching)
  * @param platformUrl        the platform's URL, the namespace of every output dataset
  *                           ({@code destinations.platformUrl})
- * @param kafkaTopics        the only topics the Kafka transport may write (setting
- *                           {@code destinations.lineage.kafkaTopics}, default {@value #DEFAULT_KAFKA_TOPIC_SUFFIX}
- *                           in the service's namespace); a destination naming another topic is refused
+ * @param kafkaTopics        {@link #KAFKA_TOPICS}: the only topics the Kafka transport may write (default
+ *                           {@value #DEFAULT_KAFKA_TOPIC_SUFFIX} in the service's namespace); a destination naming
+ *                           another topic is refused
  */
 public record LineageSettings(String namespace, URI producer, Set<PipelineState> statuses, int gzipThresholdBytes,
                               int maxBatchEvents, Duration batchWindow, URI platformUrl,
@@ -39,30 +41,43 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
     /** The default lineage topic, after the topic namespace. */
     public static final String DEFAULT_KAFKA_TOPIC_SUFFIX = "openlineage";
 
-    /** The defaults. */
-    public static final LineageSettings DEFAULTS = new LineageSettings("openmetadata",
-            URI.create("https://github.com/changestream/changestream"),
+    public static final Setting<String> NAMESPACE = Setting.string("lineage.namespace").defaultsTo("openmetadata")
+            .doc("OpenLineage job namespace");
+    public static final Setting<Set<PipelineState>> STATUSES = RunStates.setting("lineage.statuses",
             EnumSet.of(PipelineState.FAILED, PipelineState.PARTIAL_SUCCESS, PipelineState.STOPPED,
-                    PipelineState.SUCCESS), 16 << 10, 100, Duration.ofMillis(100), URI.create("http://localhost:8585"),
-            Set.of(io.changestream.topics.TopicCatalog.DEFAULT_NAMESPACE + DEFAULT_KAFKA_TOPIC_SUFFIX));
+                    PipelineState.SUCCESS)).doc("run states sent as OpenLineage events (the platform's names)");
+    public static final Setting<Integer> GZIP_THRESHOLD_BYTES = Setting.integer("lineage.gzipThresholdBytes")
+            .defaultsTo(16 << 10).atLeast(0).doc("OpenLineage HTTP bodies above this are gzipped");
+    public static final Setting<Integer> MAX_BATCH_EVENTS = Setting.integer("lineage.maxBatchEvents").defaultsTo(100)
+            .atLeast(1).doc("most events in one OpenLineage batch request");
+    public static final Setting<Duration> BATCH_WINDOW = Setting.duration("lineage.batchWindow")
+            .defaultsTo(Duration.ofMillis(100))
+            .check(d -> !d.isNegative() && d.compareTo(Duration.ofSeconds(10)) <= 0, "must be between 0 and 10 s")
+            .doc("wait for more events to one batch endpoint, 0 = none");
+    public static final Setting<List<String>> KAFKA_TOPICS = Setting.list("destinations.lineage.kafkaTopics")
+            .doc("topics the OpenLineage Kafka transport may write, comma-separated; default "
+                    + "<topics.namespace>openlineage; never a catalog topic");
+    /** The OpenLineage settings. */
+    public static final List<Setting<?>> SETTINGS = List.of(KAFKA_TOPICS, NAMESPACE, STATUSES, GZIP_THRESHOLD_BYTES,
+            MAX_BATCH_EVENTS, BATCH_WINDOW);
+
+    /** The defaults. */
+    public static final LineageSettings DEFAULTS = new LineageSettings(NAMESPACE.defaultOrFail(),
+            URI.create("https://github.com/changestream/changestream"), STATUSES.defaultOrFail(),
+            GZIP_THRESHOLD_BYTES.defaultOrFail(), MAX_BATCH_EVENTS.defaultOrFail(), BATCH_WINDOW.defaultOrFail(),
+            PlatformSettings.URL.defaultOrFail(),
+            Set.of(TopicCatalog.DEFAULT_NAMESPACE + DEFAULT_KAFKA_TOPIC_SUFFIX));
 
     public LineageSettings {
-        Objects.requireNonNull(namespace, "lineage.namespace is required");
+        NAMESPACE.check(namespace);
         if (namespace.isBlank()) {
             throw new IllegalArgumentException("lineage.namespace must not be blank");
         }
         Objects.requireNonNull(producer, "lineage.producer is required");
-        statuses = Set.copyOf(Objects.requireNonNull(statuses, "lineage.statuses is required"));
-        if (gzipThresholdBytes < 0) {
-            throw new IllegalArgumentException("lineage.gzipThresholdBytes must be >= 0, was " + gzipThresholdBytes);
-        }
-        if (maxBatchEvents < 1) {
-            throw new IllegalArgumentException("lineage.maxBatchEvents must be >= 1, was " + maxBatchEvents);
-        }
-        Objects.requireNonNull(batchWindow, "lineage.batchWindow is required");
-        if (batchWindow.isNegative() || batchWindow.compareTo(Duration.ofSeconds(10)) > 0) {
-            throw new IllegalArgumentException("lineage.batchWindow must be between 0 and 10 s, was " + batchWindow);
-        }
+        statuses = Set.copyOf(STATUSES.check(statuses));
+        GZIP_THRESHOLD_BYTES.check(gzipThresholdBytes);
+        MAX_BATCH_EVENTS.check(maxBatchEvents);
+        BATCH_WINDOW.check(batchWindow);
         Objects.requireNonNull(platformUrl, "destinations.platformUrl is required");
         kafkaTopics = Set.copyOf(Objects.requireNonNull(kafkaTopics, "destinations.lineage.kafkaTopics is required"));
         for (String topic : kafkaTopics) {
@@ -71,6 +86,27 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
                         + topic + "'");
             }
         }
+    }
+
+    /**
+     * The OpenLineage settings {@code settings} give; the Kafka allowlist defaults to {@value
+     * #DEFAULT_KAFKA_TOPIC_SUFFIX} in {@code catalog}'s namespace and may never name a catalog topic.
+     */
+    public static LineageSettings from(SettingsReader settings, URI platformUrl, TopicCatalog catalog) {
+        Set<String> topics = new TreeSet<>(settings.get(KAFKA_TOPICS) == null ? List.of()
+                : settings.get(KAFKA_TOPICS));
+        if (topics.isEmpty()) {
+            topics.add(catalog.namespace() + DEFAULT_KAFKA_TOPIC_SUFFIX);
+        }
+        for (String topic : topics) {
+            if (catalog.byName(topic).isPresent() || TopicCatalog.defaults().byName(topic).isPresent()) {
+                throw new IllegalArgumentException(KAFKA_TOPICS.key() + " must not name a catalog topic, was '"
+                        + topic + "'");
+            }
+        }
+        return new LineageSettings(settings.get(NAMESPACE), DEFAULTS.producer(), settings.get(STATUSES),
+                settings.get(GZIP_THRESHOLD_BYTES), settings.get(MAX_BATCH_EVENTS), settings.get(BATCH_WINDOW),
+                platformUrl, topics);
     }
 
     /** These settings with another Kafka topic allowlist. */
@@ -86,35 +122,9 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
                 DEFAULTS.platformUrl(), DEFAULTS.kafkaTopics());
     }
 
-    /**
-     * Reads a list of the platform's state names ({@code failed,partialSuccess}), case-insensitive.
-     *
-     * @throws IllegalArgumentException naming the unknown state
-     */
+    /** Reads a list of the platform's state names ({@code failed,partialSuccess}), case-insensitive. */
     public static Set<PipelineState> parseStatuses(String list) {
-        Set<PipelineState> states = EnumSet.noneOf(PipelineState.class);
-        for (String name : list.split(",")) {
-            if (!name.isBlank()) {
-                states.add(state(name.strip()));
-            }
-        }
-        return states;
-    }
-
-    private static PipelineState state(String name) {
-        for (PipelineState s : PipelineState.values()) {
-            if (platformName(s).equalsIgnoreCase(name)) {
-                return s;
-            }
-        }
-        throw new IllegalArgumentException("unknown run state '" + name + "', expected one of "
-                + EnumSet.allOf(PipelineState.class).stream().map(LineageSettings::platformName)
-                .collect(Collectors.joining(", ")));
-    }
-
-    /** The platform's name of a state ({@code partialSuccess}). */
-    static String platformName(PipelineState state) {
-        return Json.mapper().valueToTree(state).asText();
+        return RunStates.parse(list);
     }
 
     /**
@@ -144,7 +154,7 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
             states = EnumSet.noneOf(PipelineState.class);
             for (JsonNode item : s) {
                 try {
-                    states.add(state(item.asText()));
+                    states.add(RunStates.state(item.asText()));
                 } catch (IllegalArgumentException e) {
                     throw new DestinationConfigException("config.statuses", e.getMessage());
                 }
