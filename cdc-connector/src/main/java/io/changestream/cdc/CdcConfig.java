@@ -1,25 +1,33 @@
 package io.changestream.cdc;
 
-import io.changestream.cdc.transform.Settings;
+import static io.changestream.cdc.CdcSettings.byKind;
+import static io.changestream.cdc.CdcSettings.matching;
+import static io.changestream.cdc.CdcSettings.require;
+import static io.changestream.cdc.CdcSettings.text;
+
 import io.changestream.cdc.transform.TransformSettings;
+import io.changestream.settings.ConfigText;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingException;
+import io.changestream.settings.SettingsReader;
 import io.changestream.topics.TopicCatalog;
 import java.io.IOException;
-import java.io.Reader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
-import java.util.Properties;
+import java.util.stream.Stream;
 
 /**
- * Everything the connector needs, read from a properties file and then overridden by environment variables
- * ({@code CS_CDC_DATABASE_PASSWORD} overrides {@code database.password}: prefix {@value #ENV_PREFIX}, upper case,
- * dots as underscores). Every setting, its default and its bounds are listed in cdc-connector/README.md; a bad or
- * unknown setting fails at start with a message naming it; any other {@code kafka.<property>} is a Kafka client property
- * passed to every client ({@link Kafka#client()}). Immutable; {@link #toString()} never shows the password or a secret
- * client property.
+ * Everything the connector needs, read from a properties file, then overridden by environment variables and system
+ * properties (decision 2701: {@code CS_CDC_DATABASE_PASSWORD} or {@code -Dcs.cdc.database.password} override
+ * {@code database.password}: prefix {@value #ENV_PREFIX}, upper case, dots as underscores). Every setting is declared
+ * once, beside the record it configures ({@link #SETTINGS}: key, default, bounds, meaning); cdc-connector/README.md
+ * lists them and {@code ConfigReferenceTest} holds its table to the declarations. A bad or unknown setting fails at
+ * start with a {@link CdcException} naming it; any other {@code kafka.<property>} is a Kafka client property passed to
+ * every client ({@link Kafka#client()}). Immutable; {@link #toString()} never shows the password or a secret client
+ * property.
  *
  * @param database  the source database
  * @param kafka     the target cluster
@@ -34,88 +42,60 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
     /** Upper bound of {@code max.row.bytes}: envelopes must fit Kafka's default 1 MiB record limit. */
     public static final int MAX_RECORD_BYTES = 1_000_000;
 
-    /** Prefix of environment variables that override settings. */
+    /** Prefix of environment variables that override settings (system properties: {@code cs.cdc.}). */
     public static final String ENV_PREFIX = "CS_CDC_";
 
+    /** Every declared setting, in the README's order; besides them, {@code kafka.*} client properties pass through. */
+    public static final List<Setting<?>> SETTINGS = Stream.of(Database.SETTINGS, Kafka.SETTINGS, Capture.SETTINGS,
+            Backoff.SETTINGS, Standby.SETTINGS, Http.SETTINGS, TransformSettings.SETTINGS).flatMap(List::stream)
+            .toList();
+
+    /** Where an unknown key's error sends the reader. */
+    private static final String REFERENCE = "cdc-connector/README.md";
+
     public CdcConfig {
-        require(database != null, "database settings are required");
-        require(kafka != null, "kafka settings are required");
-        require(capture != null, "capture settings are required");
-        require(standby != null, "standby settings are required");
-        require(http != null, "http settings are required");
-        require(transform != null, "transform settings are required");
+        check(database != null, "database settings are required");
+        check(kafka != null, "kafka settings are required");
+        check(capture != null, "capture settings are required");
+        check(standby != null, "standby settings are required");
+        check(http != null, "http settings are required");
+        check(transform != null, "transform settings are required");
+        require(transform.maxRowBytes() <= MAX_RECORD_BYTES, TransformSettings.MAX_ROW_BYTES, "must be at most "
+                + MAX_RECORD_BYTES + " (the producer's and broker's default 1 MiB record limit, minus headers), was "
+                + transform.maxRowBytes());
     }
 
-    /** Reads the file, applies the environment overrides and validates everything. */
+    /** Reads the file, applies the environment and system property overrides and validates everything. */
     public static CdcConfig load(Path file, Map<String, String> environment) {
-        Properties properties = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            properties.load(reader);
+        Map<String, String> values;
+        try {
+            values = SettingsReader.readFile(file);
         } catch (IOException e) {
             throw new CdcException("cannot read the cdc-connector config file " + file + ": " + e.getMessage(), e);
         }
-        Map<String, String> values = new HashMap<>();
-        properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
-        environment.forEach((name, value) -> {
-            if (name.startsWith(ENV_PREFIX)) {
-                values.put(name.substring(ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.'), value);
-            }
-        });
-        return fromMap(values);
+        return from(SettingsReader.layered(values, ENV_PREFIX, environment, System.getProperties(), SETTINGS));
     }
 
     /** Builds and validates a config from flat keys; unknown keys are refused. */
     public static CdcConfig fromMap(Map<String, String> values) {
-        return from(new Settings(values));
+        return from(SettingsReader.of(values));
     }
 
-    /** Builds from {@code s}; afterwards {@link Settings#declared()} lists every key read (the README reference). */
-    static CdcConfig from(Settings s) {
-        String instanceId = s.derived("instance.id", Standby.DERIVED_INSTANCE_ID);
-        instanceId = instanceId == null ? Standby.defaultInstanceId() : instanceId;
-        Database database = Database.from(s, instanceId);
-        boolean postgres = database.isPostgres();
-        CdcConfig config = new CdcConfig(database,
-                new Kafka(s.required("kafka.bootstrap.servers"),
-                        (short) s.integer("kafka.replication.factor", 3, 1, Short.MAX_VALUE),
-                        s.bool("kafka.create.topics", true),
-                        s.number("kafka.ack.timeout.ms", 30_000, 1_000, 600_000),
-                        s.integer("kafka.linger.ms", 0, 0, 1_000),
-                        s.number("topic.pipeline.status.min.compaction.lag.ms",
-                                TopicCatalog.DEFAULT_STATUS_MIN_COMPACTION_LAG.toMillis(), 0, Long.MAX_VALUE),
-                        s.remainingWithPrefix(Kafka.PREFIX)),
-                new Capture(s.string("connector.name", "changestream-cdc"),
-                        s.oneOf("snapshot.mode", "no_data", "no_data", "never", "initial"),
-                        s.string("postgres.slot.name", "changestream_cdc"),
-                        s.string("postgres.publication.name", "changestream_cdc"),
-                        s.bool("postgres.slot.drop.on.stop", false),
-                        s.integer("postgres.slot.max.retries", 6, 0, 1_000_000),
-                        s.number("postgres.slot.retry.delay.ms", 1_000, 10, 600_000),
-                        s.number("heartbeat.interval.ms", 5_000, 0, 3_600_000),
-                        s.number("poll.interval.ms", 10, 1, 60_000),
-                        s.integer("max.batch.size", 2_048, 1, 1_000_000),
-                        s.integer("max.queue.size", 8_192, 2, 10_000_000),
-                        s.number("offset.flush.interval.ms", 1_000, 0, 3_600_000),
-                        new Backoff(s.number("restart.backoff.ms", 500, 10, 600_000),
-                                s.number("restart.backoff.max.ms", 30_000, 10, 3_600_000),
-                                s.integer("restart.backoff.jitter.percent", 20, 0, 100)),
-                        s.integer("thread.max.restarts", 10, 0, 1_000_000),
-                        s.number("shutdown.timeout.ms", 8_000, 100, 600_000),
-                        s.number("max.queue.bytes", 64L << 20, 0, Long.MAX_VALUE)),
-                new Standby(s.bool("lease.enabled", !postgres),
-                        s.integer("lease.session.timeout.ms", 6_000, 1_000, 600_000),
-                        s.number("lease.poll.interval.ms", 500, 10, 60_000), instanceId),
-                new Http(s.string("http.host", "0.0.0.0"), s.integer("http.port", 8090, 0, 65_535)),
-                TransformSettings.from(s).markingSkipped());
-        s.refuseUnknown();
-        if (config.transform().maxRowBytes() > MAX_RECORD_BYTES) {
-            throw new CdcException("setting max.row.bytes must be <= " + MAX_RECORD_BYTES + " (the producer's and "
-                    + "broker's default 1 MiB record limit, minus headers), was " + config.transform().maxRowBytes());
+    private static CdcConfig from(SettingsReader s) {
+        try {
+            String instanceId = s.find(Standby.INSTANCE_ID).orElseGet(Standby::defaultInstanceId);
+            Database database = Database.from(s, instanceId);
+            CdcConfig config = new CdcConfig(database, Kafka.from(s), Capture.from(s),
+                    Standby.from(s, database.isPostgres(), instanceId), Http.from(s),
+                    TransformSettings.from(s).markingSkipped());
+            s.refuseUnknown(REFERENCE);
+            return config;
+        } catch (SettingException e) {
+            throw new CdcException(e.getMessage(), e);
         }
-        return config;
     }
 
-    private static void require(boolean condition, String message) {
+    private static void check(boolean condition, String message) {
         if (!condition) {
             throw new CdcException(message);
         }
@@ -124,53 +104,74 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
     /**
      * The source database.
      *
-     * @param kind     {@code postgres} or {@code mariadb} (also for MySQL-compatible servers the MariaDB connector
-     *                 reads)
-     * @param host     host name ({@code database.host}, default localhost)
-     * @param port     port ({@code database.port}, default 5432 / 3306)
-     * @param name     database ({@code database.name}, required)
-     * @param schema   Postgres schema of the tables ({@code database.schema}, default public; unused on MariaDB)
-     * @param user     user with replication rights ({@code database.user}, required)
-     * @param password secret ({@code database.password}, default empty); never logged
-     * @param serverId MariaDB replica server id, unique in the replication topology ({@code database.server.id};
-     *                 default derived from {@code instance.id}, so two standbys never share one)
-     * @param checkPrerequisites check the server's settings and the user's grants before each engine run and refuse
-     *                 to start the engine while one is missing ({@code database.prerequisites.check}, true)
+     * @param kind     {@link #KIND}
+     * @param host     {@link #HOST}
+     * @param port     {@link #PORT}
+     * @param name     {@link #NAME}
+     * @param schema   {@link #SCHEMA}
+     * @param user     {@link #USER}
+     * @param password {@link #PASSWORD}; never logged
+     * @param serverId {@link #SERVER_ID}, derived from {@code instance.id} unless set ({@link #derivedServerId})
+     * @param checkPrerequisites {@link #PREREQUISITES_CHECK}
      */
     public record Database(String kind, String host, int port, String name, String schema, String user,
                            String password, long serverId, boolean checkPrerequisites) {
 
-        public Database {
-            require("postgres".equals(kind) || "mariadb".equals(kind),
-                    "setting database.kind must be postgres or mariadb, was '" + kind + "'");
-            require(host != null && !host.isBlank(), "setting database.host must not be blank");
-            require(port > 0 && port < 65_536, "setting database.port must be in [1, 65535], was " + port);
-            require(name != null && !name.isBlank(), "setting database.name is required");
-            require(schema != null && !schema.isBlank(), "setting database.schema must not be blank");
-            require(user != null && !user.isBlank(), "setting database.user is required");
-            password = password == null ? "" : password;
-            require(serverId > 0 && serverId <= 4_294_967_295L,
-                    "setting database.server.id must be in [1, 4294967295], was " + serverId);
-        }
-
-        /** Shown as the default of {@code database.server.id} (README). */
-        static final String DERIVED_SERVER_ID = "(derived from instance.id)";
-
+        /** {@code database.kind} of PostgreSQL. */
+        public static final String POSTGRES = "postgres";
+        /** {@code database.kind} of MariaDB (and the MySQL-compatible servers its connector reads). */
+        public static final String MARIADB = "mariadb";
+        /** The default port on {@value #POSTGRES}. */
+        public static final int POSTGRES_PORT = 5432;
+        /** The default port on {@value #MARIADB}. */
+        public static final int MARIADB_PORT = 3306;
         /** The lowest derived server id (ids below stay free for the database servers themselves). */
         static final long FIRST_DERIVED_SERVER_ID = 10_000;
+        /** The highest MariaDB server id (32 bits). */
+        static final long MAX_SERVER_ID = 4_294_967_295L;
 
-        static Database from(Settings s, String instanceId) {
-            String kind = s.oneOf("database.kind", "postgres", "postgres", "mariadb");
-            String host = s.string("database.host", "localhost");
-            int port = s.integer("database.port", "postgres".equals(kind) ? 5432 : 3306, 1, 65_535);
-            String name = s.required("database.name");
-            String schema = s.string("database.schema", "public");
-            String user = s.required("database.user");
-            String password = s.string("database.password", "");
-            Long serverId = s.optionalNumber("database.server.id", DERIVED_SERVER_ID, 1, 4_294_967_295L);
-            boolean checkPrerequisites = s.bool("database.prerequisites.check", true);
-            return new Database(kind, host, port, name, schema, user, password,
-                    serverId == null ? derivedServerId(instanceId) : serverId, checkPrerequisites);
+        public static final Setting<String> KIND = CdcSettings.oneOf("database.kind", POSTGRES, MARIADB)
+                .defaultsTo(POSTGRES).doc("postgres or mariadb (MySQL-compatible)");
+        public static final Setting<String> HOST = text("database.host").defaultsTo("localhost")
+                .doc("database host name");
+        public static final Setting<Integer> PORT = Setting.integer("database.port").between(1, 65_535)
+                .showing(byKind(POSTGRES_PORT, MARIADB_PORT)).doc("database port");
+        public static final Setting<String> NAME = text("database.name").required()
+                .doc("database (Postgres) / schema (MariaDB) holding the tables");
+        public static final Setting<String> SCHEMA = text("database.schema").defaultsTo("public")
+                .doc("Postgres schema of the tables (unused on MariaDB)");
+        public static final Setting<String> USER = text("database.user").required()
+                .doc("user with replication rights");
+        public static final Setting<String> PASSWORD = Setting.string("database.password").defaultsTo("").secret()
+                .doc("the user's password; never logged");
+        public static final Setting<Long> SERVER_ID = Setting.number("database.server.id").between(1, MAX_SERVER_ID)
+                .showing("(derived from instance.id)").doc("MariaDB replica id, unique per binlog reader: "
+                        + FIRST_DERIVED_SERVER_ID + " + CRC-32 of instance.id unless set (two standbys never share "
+                        + "one)");
+        public static final Setting<Boolean> PREREQUISITES_CHECK = Setting.bool("database.prerequisites.check")
+                .defaultsTo(true).doc("before each engine run, check the server's settings and the user's grants "
+                        + "and keep the engine stopped while one is missing; false skips the check");
+
+        /** The settings above. */
+        public static final List<Setting<?>> SETTINGS = List.of(KIND, HOST, PORT, NAME, SCHEMA, USER, PASSWORD,
+                SERVER_ID, PREREQUISITES_CHECK);
+
+        public Database {
+            KIND.check(kind);
+            HOST.check(host);
+            PORT.check(port);
+            NAME.check(name);
+            SCHEMA.check(schema);
+            USER.check(user);
+            password = password == null ? "" : password;
+            SERVER_ID.check(serverId);
+        }
+
+        static Database from(SettingsReader s, String instanceId) {
+            String kind = s.get(KIND);
+            return new Database(kind, s.get(HOST), s.find(PORT).orElse(POSTGRES.equals(kind) ? POSTGRES_PORT
+                    : MARIADB_PORT), s.get(NAME), s.get(SCHEMA), s.get(USER), s.get(PASSWORD),
+                    s.find(SERVER_ID).orElseGet(() -> derivedServerId(instanceId)), s.get(PREREQUISITES_CHECK));
         }
 
         /**
@@ -181,11 +182,11 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         static long derivedServerId(String instanceId) {
             java.util.zip.CRC32 crc = new java.util.zip.CRC32();
             crc.update(instanceId.getBytes(StandardCharsets.UTF_8));
-            return FIRST_DERIVED_SERVER_ID + crc.getValue() % (4_294_967_295L - FIRST_DERIVED_SERVER_ID + 1);
+            return FIRST_DERIVED_SERVER_ID + crc.getValue() % (MAX_SERVER_ID - FIRST_DERIVED_SERVER_ID + 1);
         }
 
         public boolean isPostgres() {
-            return "postgres".equals(kind);
+            return POSTGRES.equals(kind);
         }
 
         /** The schema (Postgres) or database (MariaDB) that holds the captured tables. */
@@ -193,33 +194,29 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
             return isPostgres() ? schema : name;
         }
 
+        /** The settings, the password masked. */
         @Override
         public String toString() {
-            return "Database[kind=" + kind + ", host=" + host + ", port=" + port + ", name=" + name + ", schema="
-                    + schema + ", user=" + user + ", password=" + (password.isEmpty() ? "(none)" : "******")
-                    + ", serverId=" + serverId + ", checkPrerequisites=" + checkPrerequisites + "]";
+            return ConfigText.describe(this);
         }
     }
 
     /**
      * The Kafka cluster the envelopes, offsets and schema history go to, and how every client reaches it.
      *
-     * @param bootstrapServers  {@code kafka.bootstrap.servers} (required)
-     * @param replicationFactor of topics this connector creates ({@code kafka.replication.factor}, 3)
-     * @param createTopics      create missing topics at start ({@code kafka.create.topics}, true)
-     * @param ackTimeoutMs      how long a batch may wait for its acks before the engine restarts
-     *                          ({@code kafka.ack.timeout.ms}, 30000)
-     * @param lingerMs          producer {@code linger.ms} ({@code kafka.linger.ms}, 0: latency first); the producer's
-     *                          {@code delivery.timeout.ms} is the ack timeout and its {@code request.timeout.ms} is
-     *                          {@code min(30000, ackTimeoutMs - lingerMs)}, so Kafka's rule
-     *                          {@code delivery >= linger + request} always holds
-     * @param statusMinCompactionLagMs {@code min.compaction.lag.ms} of {@code pipeline-status}
-     *                          ({@code topic.pipeline.status.min.compaction.lag.ms}, 7 days): a group lagging less
-     *                          than this still reads every intermediate run state
-     * @param client            every other {@code kafka.<property>}: a Kafka client property ({@code security.protocol},
-     *                          {@code sasl.*}, {@code ssl.*}, …) given to every client — the producer, the topic
-     *                          admin, the lease consumer and the Debezium engine's offset store and schema history;
-     *                          the connector's own client settings (acks, idempotence, serializers, group ids) win
+     * @param bootstrapServers  {@link #BOOTSTRAP_SERVERS}
+     * @param replicationFactor {@link #REPLICATION_FACTOR}
+     * @param createTopics      {@link #CREATE_TOPICS}
+     * @param ackTimeoutMs      {@link #ACK_TIMEOUT_MS}
+     * @param lingerMs          {@link #LINGER_MS}; the producer's {@code delivery.timeout.ms} is the ack timeout and
+     *                          its {@code request.timeout.ms} is {@code min(30000, ackTimeoutMs - lingerMs)}, so
+     *                          Kafka's rule {@code delivery >= linger + request} always holds
+     * @param statusMinCompactionLagMs {@link #STATUS_MIN_COMPACTION_LAG_MS}
+     * @param client            every other {@code kafka.<property>}: a Kafka client property
+     *                          ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}, …) given to every client — the
+     *                          producer, the topic admin, the lease consumer and the Debezium engine's offset store and
+     *                          schema history; the connector's own client settings (acks, idempotence, serializers,
+     *                          group ids) win
      */
     public record Kafka(String bootstrapServers, short replicationFactor, boolean createTopics, long ackTimeoutMs,
                         int lingerMs, long statusMinCompactionLagMs, Map<String, String> client) {
@@ -227,11 +224,30 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         /** Prefix of the Kafka settings in the config file ({@code CS_CDC_KAFKA_} in the environment). */
         public static final String PREFIX = "kafka.";
 
-        /** Shown instead of a secret client property. */
-        public static final String MASK = "******";
-
         /** The smallest producer {@code request.timeout.ms} the connector derives. */
         public static final long MIN_REQUEST_TIMEOUT_MS = 1_000;
+
+        public static final Setting<String> BOOTSTRAP_SERVERS = text(PREFIX + "bootstrap.servers").required()
+                .doc("the cluster's bootstrap servers");
+        public static final Setting<Integer> REPLICATION_FACTOR = Setting.integer(PREFIX + "replication.factor")
+                .defaultsTo(3).between(1, Short.MAX_VALUE).doc("for topics this connector creates");
+        public static final Setting<Boolean> CREATE_TOPICS = Setting.bool(PREFIX + "create.topics").defaultsTo(true)
+                .doc("create missing topics at start");
+        public static final Setting<Long> ACK_TIMEOUT_MS = Setting.number(PREFIX + "ack.timeout.ms")
+                .defaultsTo(30_000L).between(1_000, 600_000).doc("a batch not acked in time fails the engine "
+                        + "(restart from committed offsets); the producer's delivery.timeout.ms");
+        public static final Setting<Integer> LINGER_MS = Setting.integer(PREFIX + "linger.ms").defaultsTo(0)
+                .between(0, 1_000).doc("producer linger.ms (0: latency first); must stay " + MIN_REQUEST_TIMEOUT_MS
+                        + " ms below kafka.ack.timeout.ms");
+        public static final Setting<Long> STATUS_MIN_COMPACTION_LAG_MS = Setting.number(
+                "topic.pipeline.status.min.compaction.lag.ms")
+                .defaultsTo(TopicCatalog.DEFAULT_STATUS_MIN_COMPACTION_LAG.toMillis()).atLeast(0)
+                .doc("min.compaction.lag.ms of pipeline-status: a group lagging less than this still reads every "
+                        + "intermediate run state");
+
+        /** The settings above; any other {@value #PREFIX} key is a client property. */
+        public static final List<Setting<?>> SETTINGS = List.of(BOOTSTRAP_SERVERS, REPLICATION_FACTOR, CREATE_TOPICS,
+                ACK_TIMEOUT_MS, LINGER_MS, STATUS_MIN_COMPACTION_LAG_MS);
 
         /** The producer's {@code request.timeout.ms}: leaves room for {@code linger.ms} in the delivery timeout. */
         public int requestTimeoutMs() {
@@ -239,18 +255,29 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         }
 
         public Kafka {
-            require(bootstrapServers != null && !bootstrapServers.isBlank(), "setting kafka.bootstrap.servers is required");
-            require(ackTimeoutMs - lingerMs >= MIN_REQUEST_TIMEOUT_MS, "setting kafka.ack.timeout.ms (" + ackTimeoutMs
-                    + ") must exceed kafka.linger.ms (" + lingerMs + ") by at least " + MIN_REQUEST_TIMEOUT_MS
+            BOOTSTRAP_SERVERS.check(bootstrapServers);
+            REPLICATION_FACTOR.check((int) replicationFactor);
+            ACK_TIMEOUT_MS.check(ackTimeoutMs);
+            LINGER_MS.check(lingerMs);
+            require(ackTimeoutMs - lingerMs >= MIN_REQUEST_TIMEOUT_MS, ACK_TIMEOUT_MS, "(" + ackTimeoutMs
+                    + ") must exceed " + LINGER_MS.key() + " (" + lingerMs + ") by at least " + MIN_REQUEST_TIMEOUT_MS
                     + " ms: the ack timeout is the producer's delivery.timeout.ms, which Kafka requires to be at "
                     + "least linger.ms + request.timeout.ms");
-            require(statusMinCompactionLagMs >= 0, "setting topic.pipeline.status.min.compaction.lag.ms must be >= 0");
+            STATUS_MIN_COMPACTION_LAG_MS.check(statusMinCompactionLagMs);
             client = Map.copyOf(client == null ? Map.of() : client);
             for (Map.Entry<String, String> e : client.entrySet()) {
-                require(e.getKey().matches("[a-z0-9][a-z0-9.-]*"), "setting " + PREFIX + e.getKey()
-                        + " is not a Kafka client property name (lower case, dots)");
-                require(e.getValue() != null, "setting " + PREFIX + e.getKey() + " has no value");
+                String key = PREFIX + e.getKey();
+                if (!e.getKey().matches("[a-z0-9][a-z0-9.-]*")) {
+                    throw new SettingException(key, key + " is not a Kafka client property name (lower case, dots)");
+                }
             }
+        }
+
+        /** Reads the settings above, then every other {@value #PREFIX} key as a client property. */
+        static Kafka from(SettingsReader s) {
+            return new Kafka(s.get(BOOTSTRAP_SERVERS), s.get(REPLICATION_FACTOR).shortValue(), s.get(CREATE_TOPICS),
+                    s.get(ACK_TIMEOUT_MS), s.get(LINGER_MS), s.get(STATUS_MIN_COMPACTION_LAG_MS),
+                    s.passThrough(PREFIX));
         }
 
         /** {@code bootstrap.servers} plus the pass-through client properties: the base of every client's config. */
@@ -260,76 +287,116 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
             return props;
         }
 
-        /** True for a client property whose value must never be printed or logged (JAAS, passwords, keys). */
-        public static boolean isSecret(String property) {
-            return io.changestream.settings.SecretKeys.isSecret(property);
-        }
-
-        /** The pass-through properties with secrets masked, in key order. */
-        public Map<String, String> maskedClient() {
-            Map<String, String> out = new java.util.TreeMap<>();
-            client.forEach((k, v) -> out.put(k, isSecret(k) ? MASK : v));
-            return out;
-        }
-
+        /** The settings, every secret client property ({@code SecretKeys}) masked. */
         @Override
         public String toString() {
-            return "Kafka[bootstrapServers=" + bootstrapServers + ", replicationFactor=" + replicationFactor
-                    + ", createTopics=" + createTopics + ", ackTimeoutMs=" + ackTimeoutMs + ", lingerMs=" + lingerMs
-                    + ", statusMinCompactionLagMs=" + statusMinCompactionLagMs + ", client=" + maskedClient() + "]";
+            return ConfigText.describe(this);
         }
     }
 
     /**
      * Debezium engine settings.
      *
-     * @param connectorName        engine name, Debezium {@code topic.prefix} and lease group ({@code connector.name},
-     *                             changestream-cdc); instances of one database share it
-     * @param snapshotMode         {@code no_data} (from now on; {@code never} is its alias) or {@code initial}
-     *                             (backfill existing rows) ({@code snapshot.mode}, no_data)
-     * @param slotName             Postgres replication slot ({@code postgres.slot.name}, changestream_cdc)
-     * @param publicationName      Postgres publication, created for the captured tables only
-     *                             ({@code postgres.publication.name}, changestream_cdc)
-     * @param slotDropOnStop       drop the slot on a graceful stop: tests only
-     *                             ({@code postgres.slot.drop.on.stop}, false)
-     * @param slotMaxRetries       attempts to take a slot another reader holds before the engine restarts
-     *                             ({@code postgres.slot.max.retries}, 6)
-     * @param slotRetryDelayMs     between those attempts ({@code postgres.slot.retry.delay.ms}, 1000)
-     * @param heartbeatIntervalMs  Debezium heartbeats so a quiet table never pins WAL and readiness proves streaming
-     *                             (ready = a batch within 3 intervals); 0 = off ({@code heartbeat.interval.ms}, 5000)
-     * @param pollIntervalMs       engine poll interval, the floor of latency ({@code poll.interval.ms}, 10)
-     * @param maxBatchSize         records per batch ({@code max.batch.size}, 2048)
-     * @param maxQueueSize         Debezium's queue ({@code max.queue.size}, 8192; must exceed max.batch.size)
-     * @param offsetFlushIntervalMs how often processed offsets are committed to cdc-offsets
-     *                             ({@code offset.flush.interval.ms}, 1000)
+     * @param connectorName        {@link #CONNECTOR_NAME}; engine name, Debezium {@code topic.prefix} and lease group:
+     *                             instances of one database share it
+     * @param snapshotMode         {@link #SNAPSHOT_MODE}; {@code never} is read as {@code no_data}
+     * @param slotName             {@link #SLOT_NAME}
+     * @param publicationName      {@link #PUBLICATION_NAME}
+     * @param slotDropOnStop       {@link #SLOT_DROP_ON_STOP}
+     * @param slotMaxRetries       {@link #SLOT_MAX_RETRIES}
+     * @param slotRetryDelayMs     {@link #SLOT_RETRY_DELAY_MS}
+     * @param heartbeatIntervalMs  {@link #HEARTBEAT_INTERVAL_MS}; readiness proves streaming by a batch within 3
+     *                             intervals
+     * @param pollIntervalMs       {@link #POLL_INTERVAL_MS}
+     * @param maxBatchSize         {@link #MAX_BATCH_SIZE}
+     * @param maxQueueSize         {@link #MAX_QUEUE_SIZE}; must exceed {@code maxBatchSize}
+     * @param offsetFlushIntervalMs {@link #OFFSET_FLUSH_INTERVAL_MS}
      * @param restartBackoff       wait before restarting a failed engine (database or broker unreachable) or a dead
      *                             capture/lease thread: exponential with jitter and a cap
-     * @param threadMaxRestarts    consecutive restarts of a dying capture or lease thread before {@code /health/live}
-     *                             fails ({@code thread.max.restarts}, 10; the count resets once a thread ran longer
-     *                             than the backoff cap)
-     * @param shutdownTimeoutMs    bound on a graceful stop ({@code shutdown.timeout.ms}, 8000)
-     * @param maxQueueBytes        Debezium's queue bound in bytes ({@code max.queue.bytes}, 64 MiB; 0 = count only):
-     *                             with {@code max.queue.size} it bounds the memory rows take before the producer,
-     *                             whose own buffer is {@code kafka.buffer.memory} (Kafka's default 32 MiB)
+     * @param threadMaxRestarts    {@link #THREAD_MAX_RESTARTS}
+     * @param shutdownTimeoutMs    {@link #SHUTDOWN_TIMEOUT_MS}
+     * @param maxQueueBytes        {@link #MAX_QUEUE_BYTES}: with {@code max.queue.size} it bounds the memory rows take
+     *                             before the producer, whose own buffer is {@code kafka.buffer.memory}
      */
     public record Capture(String connectorName, String snapshotMode, String slotName, String publicationName,
                           boolean slotDropOnStop, int slotMaxRetries, long slotRetryDelayMs, long heartbeatIntervalMs,
                           long pollIntervalMs, int maxBatchSize, int maxQueueSize, long offsetFlushIntervalMs,
                           Backoff restartBackoff, int threadMaxRestarts, long shutdownTimeoutMs, long maxQueueBytes) {
 
+        public static final Setting<String> CONNECTOR_NAME = matching("connector.name", "[a-zA-Z0-9_.-]+")
+                .defaultsTo("changestream-cdc")
+                .doc("engine name, Debezium topic.prefix, lease group; shared by standbys");
+        public static final Setting<String> SNAPSHOT_MODE = CdcSettings.oneOf("snapshot.mode", "no_data", "never",
+                "initial").defaultsTo("no_data").doc("no_data (alias never): from now on; initial: backfill existing "
+                + "rows first");
+        public static final Setting<String> SLOT_NAME = matching("postgres.slot.name", "[a-z0-9_]{1,63}")
+                .defaultsTo("changestream_cdc").doc("Postgres replication slot");
+        public static final Setting<String> PUBLICATION_NAME = matching("postgres.publication.name",
+                "[a-zA-Z0-9_]{1,63}").defaultsTo("changestream_cdc")
+                .doc("Postgres publication, created for the two captured tables only");
+        public static final Setting<Boolean> SLOT_DROP_ON_STOP = Setting.bool("postgres.slot.drop.on.stop")
+                .defaultsTo(false).doc("drop the slot on a graceful stop: tests only (a dropped slot loses what "
+                        + "happens while stopped)");
+        public static final Setting<Integer> SLOT_MAX_RETRIES = Setting.integer("postgres.slot.max.retries")
+                .defaultsTo(6).between(0, 1_000_000)
+                .doc("attempts to take a slot another reader holds before the engine restarts");
+        public static final Setting<Long> SLOT_RETRY_DELAY_MS = Setting.number("postgres.slot.retry.delay.ms")
+                .defaultsTo(1_000L).between(10, 600_000).doc("wait between those attempts");
+        public static final Setting<Long> HEARTBEAT_INTERVAL_MS = Setting.number("heartbeat.interval.ms")
+                .defaultsTo(5_000L).between(0, 3_600_000).doc("Debezium heartbeats: a quiet table never pins WAL; "
+                        + "Postgres readiness needs one within 3 intervals; 0 = off");
+        public static final Setting<Long> POLL_INTERVAL_MS = Setting.number("poll.interval.ms").defaultsTo(10L)
+                .between(1, 60_000).doc("engine poll interval (the latency floor)");
+        public static final Setting<Integer> MAX_BATCH_SIZE = Setting.integer("max.batch.size").defaultsTo(2_048)
+                .between(1, 1_000_000).doc("engine batch (records)");
+        public static final Setting<Integer> MAX_QUEUE_SIZE = Setting.integer("max.queue.size").defaultsTo(8_192)
+                .between(2, 10_000_000).doc("engine queue (records); must exceed max.batch.size");
+        public static final Setting<Long> OFFSET_FLUSH_INTERVAL_MS = Setting.number("offset.flush.interval.ms")
+                .defaultsTo(1_000L).between(0, 3_600_000)
+                .doc("offset commits to cdc-offsets (bounds repeats after a crash)");
+        public static final Setting<Integer> THREAD_MAX_RESTARTS = Setting.integer("thread.max.restarts")
+                .defaultsTo(10).between(0, 1_000_000).doc("deaths in a row of the capture or lease thread that are "
+                        + "restarted; one more and /health/live fails (the count resets once a thread ran longer "
+                        + "than restart.backoff.max.ms)");
+        public static final Setting<Long> SHUTDOWN_TIMEOUT_MS = Setting.number("shutdown.timeout.ms")
+                .defaultsTo(8_000L).between(100, 600_000).doc("bound of a graceful stop");
+        public static final Setting<Long> MAX_QUEUE_BYTES = Setting.number("max.queue.bytes").defaultsTo(64L << 20)
+                .check(b -> b == 0 || b >= MAX_RECORD_BYTES, "must be 0 (off) or at least " + MAX_RECORD_BYTES
+                        + " (one row of max.row.bytes)")
+                .doc("engine queue bound in bytes (64 MiB; 0 = records only)");
+
+        /** The settings above (the restart backoff's are {@link Backoff#SETTINGS}). */
+        public static final List<Setting<?>> SETTINGS = List.of(CONNECTOR_NAME, SNAPSHOT_MODE, SLOT_NAME,
+                PUBLICATION_NAME, SLOT_DROP_ON_STOP, SLOT_MAX_RETRIES, SLOT_RETRY_DELAY_MS, HEARTBEAT_INTERVAL_MS,
+                POLL_INTERVAL_MS, MAX_BATCH_SIZE, MAX_QUEUE_SIZE, OFFSET_FLUSH_INTERVAL_MS, THREAD_MAX_RESTARTS,
+                SHUTDOWN_TIMEOUT_MS, MAX_QUEUE_BYTES);
+
         public Capture {
-            require(connectorName != null && connectorName.matches("[a-zA-Z0-9_.-]+"),
-                    "setting connector.name must match [a-zA-Z0-9_.-]+, was '" + connectorName + "'");
-            require(slotName != null && slotName.matches("[a-z0-9_]{1,63}"),
-                    "setting postgres.slot.name must match [a-z0-9_]{1,63}, was '" + slotName + "'");
-            require(publicationName != null && publicationName.matches("[a-zA-Z0-9_]{1,63}"),
-                    "setting postgres.publication.name must match [a-zA-Z0-9_]{1,63}, was '" + publicationName + "'");
-            require(maxQueueSize > maxBatchSize, "setting max.queue.size (" + maxQueueSize
-                    + ") must be larger than max.batch.size (" + maxBatchSize + ")");
-            snapshotMode = "never".equals(snapshotMode) ? "no_data" : snapshotMode;
-            require(restartBackoff != null, "restart backoff settings are required");
-            require(maxQueueBytes == 0 || maxQueueBytes >= MAX_RECORD_BYTES, "setting max.queue.bytes must be 0 (off) "
-                    + "or at least " + MAX_RECORD_BYTES + " (one row of max.row.bytes), was " + maxQueueBytes);
+            CONNECTOR_NAME.check(connectorName);
+            snapshotMode = "never".equals(SNAPSHOT_MODE.check(snapshotMode)) ? "no_data" : snapshotMode;
+            SLOT_NAME.check(slotName);
+            PUBLICATION_NAME.check(publicationName);
+            SLOT_MAX_RETRIES.check(slotMaxRetries);
+            SLOT_RETRY_DELAY_MS.check(slotRetryDelayMs);
+            HEARTBEAT_INTERVAL_MS.check(heartbeatIntervalMs);
+            POLL_INTERVAL_MS.check(pollIntervalMs);
+            MAX_BATCH_SIZE.check(maxBatchSize);
+            MAX_QUEUE_SIZE.check(maxQueueSize);
+            require(maxQueueSize > maxBatchSize, MAX_QUEUE_SIZE, "(" + maxQueueSize + ") must be larger than "
+                    + MAX_BATCH_SIZE.key() + " (" + maxBatchSize + ")");
+            OFFSET_FLUSH_INTERVAL_MS.check(offsetFlushIntervalMs);
+            check(restartBackoff != null, "restart backoff settings are required");
+            THREAD_MAX_RESTARTS.check(threadMaxRestarts);
+            SHUTDOWN_TIMEOUT_MS.check(shutdownTimeoutMs);
+            MAX_QUEUE_BYTES.check(maxQueueBytes);
+        }
+
+        static Capture from(SettingsReader s) {
+            return new Capture(s.get(CONNECTOR_NAME), s.get(SNAPSHOT_MODE), s.get(SLOT_NAME), s.get(PUBLICATION_NAME),
+                    s.get(SLOT_DROP_ON_STOP), s.get(SLOT_MAX_RETRIES), s.get(SLOT_RETRY_DELAY_MS),
+                    s.get(HEARTBEAT_INTERVAL_MS), s.get(POLL_INTERVAL_MS), s.get(MAX_BATCH_SIZE), s.get(MAX_QUEUE_SIZE),
+                    s.get(OFFSET_FLUSH_INTERVAL_MS), Backoff.from(s), s.get(THREAD_MAX_RESTARTS),
+                    s.get(SHUTDOWN_TIMEOUT_MS), s.get(MAX_QUEUE_BYTES));
         }
     }
 
@@ -338,18 +405,34 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
      * {@code min(max, initial × 2^(n-1))}, shortened by a random part of up to {@code jitterPercent}% so that
      * instances restarted together do not retry in step.
      *
-     * @param initialMs     first wait ({@code restart.backoff.ms}, 500)
-     * @param maxMs         cap ({@code restart.backoff.max.ms}, 30000)
-     * @param jitterPercent random shortening, 0–100 ({@code restart.backoff.jitter.percent}, 20)
+     * @param initialMs     {@link #INITIAL_MS}
+     * @param maxMs         {@link #MAX_MS}; at least {@code initialMs}
+     * @param jitterPercent {@link #JITTER_PERCENT}
      */
     public record Backoff(long initialMs, long maxMs, int jitterPercent) {
 
+        public static final Setting<Long> INITIAL_MS = Setting.number("restart.backoff.ms").defaultsTo(500L)
+                .between(10, 600_000).doc("first wait before restarting a failed engine or a dead capture/lease "
+                        + "thread; doubles per failed attempt; also the engine's errors.retry.delay.initial.ms");
+        public static final Setting<Long> MAX_MS = Setting.number("restart.backoff.max.ms").defaultsTo(30_000L)
+                .between(10, 3_600_000).doc("cap of that wait (and of the engine's errors.retry.delay.max.ms)");
+        public static final Setting<Integer> JITTER_PERCENT = Setting.integer("restart.backoff.jitter.percent")
+                .defaultsTo(20).between(0, 100).doc("each wait is shortened by a random part of up to this share, so "
+                        + "instances do not retry in step");
+
+        /** The settings above. */
+        public static final List<Setting<?>> SETTINGS = List.of(INITIAL_MS, MAX_MS, JITTER_PERCENT);
+
         public Backoff {
-            require(initialMs > 0, "setting restart.backoff.ms must be > 0, was " + initialMs);
-            require(maxMs >= initialMs, "setting restart.backoff.max.ms (" + maxMs
-                    + ") must be >= restart.backoff.ms (" + initialMs + ")");
-            require(jitterPercent >= 0 && jitterPercent <= 100,
-                    "setting restart.backoff.jitter.percent must be in [0, 100], was " + jitterPercent);
+            INITIAL_MS.check(initialMs);
+            MAX_MS.check(maxMs);
+            require(maxMs >= initialMs, MAX_MS, "(" + maxMs + ") must be at least " + INITIAL_MS.key() + " ("
+                    + initialMs + ")");
+            JITTER_PERCENT.check(jitterPercent);
+        }
+
+        static Backoff from(SettingsReader s) {
+            return new Backoff(s.get(INITIAL_MS), s.get(MAX_MS), s.get(JITTER_PERCENT));
         }
 
         /** The wait before attempt {@code attempt} (1 = first retry); {@code random} in [0, 1). */
@@ -364,25 +447,43 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
      * The lease that keeps a standby from reading while the active instance lives (MariaDB; on Postgres the slot
      * already admits one reader).
      *
-     * @param leaseEnabled     hold membership of a one-partition consumer group before reading ({@code lease.enabled},
-     *                         true on mariadb, false on postgres)
-     * @param sessionTimeoutMs how long a dead holder keeps the lease ({@code lease.session.timeout.ms}, 6000; the
-     *                         broker's group.min.session.timeout.ms bounds it from below)
-     * @param pollIntervalMs   lease thread poll interval ({@code lease.poll.interval.ms}, 500)
-     * @param instanceId       names this instance in the lease group, in the {@code cs.capturer} header of every
-     *                         produced record, and (hashed) in the default MariaDB server id ({@code instance.id},
-     *                         default {@code <host>-<pid>})
+     * @param leaseEnabled     {@link #LEASE_ENABLED}
+     * @param sessionTimeoutMs {@link #SESSION_TIMEOUT_MS}; the broker's group.min.session.timeout.ms bounds it from
+     *                         below
+     * @param pollIntervalMs   {@link #POLL_INTERVAL_MS}; below a quarter of {@code sessionTimeoutMs}
+     * @param instanceId       {@link #INSTANCE_ID}: names this instance in the lease group, in the {@code cs.capturer}
+     *                         header of every produced record, and (hashed) in the default MariaDB server id
      */
     public record Standby(boolean leaseEnabled, int sessionTimeoutMs, long pollIntervalMs, String instanceId) {
 
-        /** Shown as the default of {@code instance.id} (README). */
-        static final String DERIVED_INSTANCE_ID = "<host>-<pid>";
+        public static final Setting<Boolean> LEASE_ENABLED = Setting.bool("lease.enabled")
+                .showing(byKind(false, true)).doc("hold the group lease before reading");
+        public static final Setting<Integer> SESSION_TIMEOUT_MS = Setting.integer("lease.session.timeout.ms")
+                .defaultsTo(6_000).between(1_000, 600_000).doc("how fast a dead holder loses the lease; the holder "
+                        + "renews every quarter of it");
+        public static final Setting<Long> POLL_INTERVAL_MS = Setting.number("lease.poll.interval.ms")
+                .defaultsTo(500L).between(10, 60_000)
+                .doc("lease thread poll interval; below a quarter of lease.session.timeout.ms");
+        public static final Setting<String> INSTANCE_ID = matching("instance.id", "[A-Za-z0-9_.:-]{1,128}")
+                .showing("<host>-<pid>").doc("names this instance: lease member, cs.capturer header of every "
+                        + "produced record, producer client id, derived database.server.id");
+
+        /** The settings above. */
+        public static final List<Setting<?>> SETTINGS = List.of(INSTANCE_ID, LEASE_ENABLED, SESSION_TIMEOUT_MS,
+                POLL_INTERVAL_MS);
 
         public Standby {
-            require(instanceId != null && instanceId.matches("[A-Za-z0-9_.:-]{1,128}"),
-                    "setting instance.id must match [A-Za-z0-9_.:-]{1,128}, was '" + instanceId + "'");
-            require(pollIntervalMs < sessionTimeoutMs / 4, "setting lease.poll.interval.ms (" + pollIntervalMs
-                    + ") must be below a quarter of lease.session.timeout.ms (" + sessionTimeoutMs + ")");
+            INSTANCE_ID.check(instanceId);
+            SESSION_TIMEOUT_MS.check(sessionTimeoutMs);
+            POLL_INTERVAL_MS.check(pollIntervalMs);
+            require(pollIntervalMs < sessionTimeoutMs / 4, POLL_INTERVAL_MS, "(" + pollIntervalMs
+                    + ") must be below a quarter of " + SESSION_TIMEOUT_MS.key() + " (" + sessionTimeoutMs + ")");
+        }
+
+        /** Reads the settings above; the lease is on by default on MariaDB ({@code postgres} false). */
+        static Standby from(SettingsReader s, boolean postgres, String instanceId) {
+            return new Standby(s.find(LEASE_ENABLED).orElse(!postgres), s.get(SESSION_TIMEOUT_MS),
+                    s.get(POLL_INTERVAL_MS), instanceId);
         }
 
         /** The heartbeat interval of the lease consumer: a quarter of the session timeout. */
@@ -418,9 +519,26 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
     /**
      * The health and metrics endpoint.
      *
-     * @param host bind address ({@code http.host}, 0.0.0.0)
-     * @param port port; 0 = any free port ({@code http.port}, 8090)
+     * @param host {@link #HOST}
+     * @param port {@link #PORT}; 0 = any free port
      */
     public record Http(String host, int port) {
+
+        public static final Setting<String> HOST = Setting.string("http.host").defaultsTo("0.0.0.0")
+                .doc("bind address of health and metrics");
+        public static final Setting<Integer> PORT = Setting.integer("http.port").defaultsTo(8090).between(0, 65_535)
+                .doc("port of health and metrics (0 = any free port)");
+
+        /** The settings above. */
+        public static final List<Setting<?>> SETTINGS = List.of(HOST, PORT);
+
+        public Http {
+            HOST.check(host);
+            PORT.check(port);
+        }
+
+        static Http from(SettingsReader s) {
+            return new Http(s.get(HOST), s.get(PORT));
+        }
     }
 }

@@ -1,8 +1,11 @@
 package io.changestream.cdc.transform;
 
 import io.changestream.cdc.CdcException;
+import io.changestream.cdc.CdcSettings;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingException;
+import io.changestream.settings.SettingsReader;
 import io.changestream.topics.trace.TraceContext;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
@@ -47,22 +50,28 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
     /** Setting: {@code string} (default) or {@code bytes}, the type of a mapped record's value. */
     public static final String VALUE_FORMAT = "value.format";
 
+    private static final Setting<String> FORMAT = CdcSettings.oneOf(VALUE_FORMAT, "string", "bytes")
+            .defaultsTo("string").doc("string (a String value, for StringConverter) or bytes (UTF-8 JSON bytes, the "
+                    + "embedded connector)");
+
     private volatile TransformSettings settings;
     private volatile RowMapper mapper;
     private volatile boolean bytesValue;
 
     @Override
     public void configure(Map<String, ?> configs) {
-        Map<String, Object> rest = new HashMap<>(configs);
-        Object format = rest.remove(VALUE_FORMAT);
-        String value = format == null ? "string" : format.toString().trim().toLowerCase(Locale.ROOT);
-        if (!value.equals("string") && !value.equals("bytes")) {
-            throw new CdcException("setting " + VALUE_FORMAT + " must be string or bytes, was '"
-                    + format + "'");
+        SettingsReader reader = SettingsReader.of(configs);
+        boolean bytes;
+        TransformSettings read;
+        try {
+            bytes = "bytes".equals(reader.get(FORMAT));
+            read = TransformSettings.from(reader);
+        } catch (SettingException e) {
+            throw new CdcException(e.getMessage(), e);
         }
-        settings = TransformSettings.from(new Settings(rest));
-        mapper = new RowMapper(settings);
-        bytesValue = value.equals("bytes");
+        settings = read;
+        mapper = new RowMapper(read);
+        bytesValue = bytes;
     }
 
     @Override
@@ -182,12 +191,10 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
     @Override
     public ConfigDef config() {
         ConfigDef def = new ConfigDef();
-        for (String key : TransformSettings.KEYS) {
-            def.define(key, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM,
-                    "see io.changestream.cdc.transform.TransformSettings (" + key + ")");
+        for (Setting<?> setting : TransformSettings.SETTINGS) {
+            def.define(setting.key(), ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM, setting.doc());
         }
-        def.define(VALUE_FORMAT, ConfigDef.Type.STRING, "string", ConfigDef.Importance.LOW,
-                "string (a String value, for StringConverter) or bytes (UTF-8 JSON bytes, the embedded connector)");
+        def.define(VALUE_FORMAT, ConfigDef.Type.STRING, FORMAT.defaultOrFail(), ConfigDef.Importance.LOW, FORMAT.doc());
         return def;
     }
 

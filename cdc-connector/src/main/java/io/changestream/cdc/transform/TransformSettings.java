@@ -1,7 +1,10 @@
 package io.changestream.cdc.transform;
 
 import com.fasterxml.jackson.core.JsonPointer;
-import io.changestream.cdc.CdcException;
+import io.changestream.cdc.CdcSettings;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingException;
+import io.changestream.settings.SettingsReader;
 import io.changestream.topics.TopicCatalog;
 import java.util.List;
 import java.util.Map;
@@ -9,27 +12,24 @@ import java.util.Set;
 
 /**
  * Settings of the row → envelope mapping, shared by the embedded connector and the Kafka Connect SMT (where they are
- * the {@code transforms.<name>.*} keys). Validated here; immutable.
+ * the {@code transforms.<name>.*} keys). Each is declared once below ({@link #SETTINGS}: key, default, bounds,
+ * meaning; the table in cdc-connector/README.md is checked against them); the record validates its components with
+ * them, naming the key ({@link SettingException}). Immutable.
  *
- * <table>
- * <caption>Settings (key, default)</caption>
- * <tr><td>topic.namespace</td><td>cs.</td><td>prefix of changestream's topics</td></tr>
- * <tr><td>change.event.table</td><td>change_event</td><td>table whose inserts become ChangeEvents</td></tr>
- * <tr><td>pipeline.status.table</td><td>entity_extension_time_series</td><td>table of pipeline run status rows</td></tr>
- * <tr><td>pipeline.status.extension</td><td>ingestionPipeline.pipelineStatus</td><td>only rows of this extension</td></tr>
- * <tr><td>pipeline.fqn.fields</td><td>pipelineFqn,ingestionPipelineFqn,pipelineFullyQualifiedName</td>
- *     <td>status JSON fields that may carry the pipeline FQN; else the row's entityFQN or entityFQNHash column</td></tr>
- * <tr><td>filter.include.entity.types</td><td>(all)</td><td>comma list</td></tr>
- * <tr><td>filter.exclude.entity.types</td><td>(none)</td><td>comma list</td></tr>
- * <tr><td>filter.include.event.types</td><td>(all)</td><td>comma list</td></tr>
- * <tr><td>filter.exclude.event.types</td><td>(none)</td><td>comma list</td></tr>
- * <tr><td>mask.pointers</td><td>(none)</td><td>JSON pointers into the entity, e.g. /connection/config/password</td></tr>
- * <tr><td>mask.value</td><td>******</td><td>replacement text</td></tr>
- * <tr><td>max.row.bytes</td><td>524288</td><td>larger json columns are dead-lettered</td></tr>
- * <tr><td>dlq.raw.max.bytes</td><td>min(65536, max.row.bytes)</td><td>raw row kept in a dead letter, truncated beyond</td></tr>
- * <tr><td>skipped.records</td><td>drop</td><td>drop: filtered/ignored rows vanish (Connect); mark: they pass with a
- *     header so the embedded connector can count and commit them</td></tr>
- * </table>
+ * @param topicNamespace          {@link #TOPIC_NAMESPACE}
+ * @param changeEventTable        {@link #CHANGE_EVENT_TABLE}
+ * @param pipelineStatusTable     {@link #PIPELINE_STATUS_TABLE}
+ * @param pipelineStatusExtension {@link #PIPELINE_STATUS_EXTENSION}
+ * @param pipelineFqnFields       {@link #PIPELINE_FQN_FIELDS}
+ * @param includeEntityTypes      {@link #INCLUDE_ENTITY_TYPES}
+ * @param excludeEntityTypes      {@link #EXCLUDE_ENTITY_TYPES}
+ * @param includeEventTypes       {@link #INCLUDE_EVENT_TYPES}
+ * @param excludeEventTypes       {@link #EXCLUDE_EVENT_TYPES}
+ * @param maskPointers            {@link #MASK_POINTERS}
+ * @param maskValue               {@link #MASK_VALUE}
+ * @param maxRowBytes             {@link #MAX_ROW_BYTES}
+ * @param dlqRawMaxBytes          {@link #DLQ_RAW_MAX_BYTES}; at most {@code maxRowBytes}
+ * @param markSkipped             {@link #SKIPPED_RECORDS} is {@code mark}
  */
 public record TransformSettings(
         String topicNamespace,
@@ -47,35 +47,51 @@ public record TransformSettings(
         int dlqRawMaxBytes,
         boolean markSkipped) {
 
-    public static final String TOPIC_NAMESPACE = "topic.namespace";
-    public static final String CHANGE_EVENT_TABLE = "change.event.table";
-    public static final String PIPELINE_STATUS_TABLE = "pipeline.status.table";
-    public static final String PIPELINE_STATUS_EXTENSION = "pipeline.status.extension";
-    public static final String PIPELINE_FQN_FIELDS = "pipeline.fqn.fields";
-    public static final String INCLUDE_ENTITY_TYPES = "filter.include.entity.types";
-    public static final String EXCLUDE_ENTITY_TYPES = "filter.exclude.entity.types";
-    public static final String INCLUDE_EVENT_TYPES = "filter.include.event.types";
-    public static final String EXCLUDE_EVENT_TYPES = "filter.exclude.event.types";
-    public static final String MASK_POINTERS = "mask.pointers";
-    public static final String MASK_VALUE = "mask.value";
-    public static final String MAX_ROW_BYTES = "max.row.bytes";
-    public static final String DLQ_RAW_MAX_BYTES = "dlq.raw.max.bytes";
-    public static final String SKIPPED_RECORDS = "skipped.records";
+    public static final Setting<String> TOPIC_NAMESPACE = Setting.string("topic.namespace")
+            .defaultsTo(TopicCatalog.DEFAULT_NAMESPACE).doc("topic name prefix (TopicCatalog)");
+    public static final Setting<String> CHANGE_EVENT_TABLE = CdcSettings.text("change.event.table")
+            .defaultsTo("change_event").doc("table whose inserts become ChangeEvents");
+    public static final Setting<String> PIPELINE_STATUS_TABLE = CdcSettings.text("pipeline.status.table")
+            .defaultsTo("entity_extension_time_series").doc("table of pipeline run status rows");
+    public static final Setting<String> PIPELINE_STATUS_EXTENSION = CdcSettings.text("pipeline.status.extension")
+            .defaultsTo("ingestionPipeline.pipelineStatus").doc("only status rows of this extension");
+    public static final Setting<List<String>> PIPELINE_FQN_FIELDS = Setting.list("pipeline.fqn.fields")
+            .defaultsTo(List.of("pipelineFqn", "ingestionPipelineFqn", "pipelineFullyQualifiedName"))
+            .doc("JSON fields with the pipeline FQN; else the row's entityFQN/entityFQNHash column");
+    public static final Setting<List<String>> INCLUDE_ENTITY_TYPES = Setting.list("filter.include.entity.types")
+            .defaultsTo(List.of()).doc("entity types to capture, comma-separated; empty for all");
+    public static final Setting<List<String>> EXCLUDE_ENTITY_TYPES = Setting.list("filter.exclude.entity.types")
+            .defaultsTo(List.of()).doc("entity types to leave out, comma-separated");
+    public static final Setting<List<String>> INCLUDE_EVENT_TYPES = Setting.list("filter.include.event.types")
+            .defaultsTo(List.of()).doc("event types to capture, comma-separated; empty for all");
+    public static final Setting<List<String>> EXCLUDE_EVENT_TYPES = Setting.list("filter.exclude.event.types")
+            .defaultsTo(List.of()).doc("event types to leave out, comma-separated");
+    public static final Setting<List<String>> MASK_POINTERS = Setting.list("mask.pointers").defaultsTo(List.of())
+            .doc("JSON pointers into the entity whose values are masked, e.g. /connection/config/password (also "
+                    + "matching changeDescription values)");
+    /** The replacement of masked entity values: a data mask, not the {@code SecretKeys} mask of a config. */
+    public static final Setting<String> MASK_VALUE = CdcSettings.text("mask.value").defaultsTo("******")
+            .doc("replacement text of masked values");
+    public static final Setting<Integer> MAX_ROW_BYTES = Setting.integer("max.row.bytes").defaultsTo(524_288)
+            .atLeast(1024).doc("larger json columns (or envelopes) are dead-lettered");
+    public static final Setting<Integer> DLQ_RAW_MAX_BYTES = Setting.integer("dlq.raw.max.bytes").defaultsTo(65_536)
+            .atLeast(256).doc("raw row kept in a dead letter, truncated beyond; max.row.bytes if that is smaller");
+    public static final Setting<String> SKIPPED_RECORDS = CdcSettings.oneOf("skipped.records", "drop", "mark")
+            .defaultsTo("drop").doc("drop: filtered and ignored rows vanish (Connect); mark: they pass with a header "
+                    + "so the embedded connector can count and commit them");
 
-    /** Every key above, for copying them into an SMT config. */
-    public static final List<String> KEYS = List.of(TOPIC_NAMESPACE, CHANGE_EVENT_TABLE, PIPELINE_STATUS_TABLE,
+    /** Every setting above, in the README's order (also the SMT's {@code config()}). */
+    public static final List<Setting<?>> SETTINGS = List.of(TOPIC_NAMESPACE, CHANGE_EVENT_TABLE, PIPELINE_STATUS_TABLE,
             PIPELINE_STATUS_EXTENSION, PIPELINE_FQN_FIELDS, INCLUDE_ENTITY_TYPES, EXCLUDE_ENTITY_TYPES,
             INCLUDE_EVENT_TYPES, EXCLUDE_EVENT_TYPES, MASK_POINTERS, MASK_VALUE, MAX_ROW_BYTES, DLQ_RAW_MAX_BYTES,
             SKIPPED_RECORDS);
 
     public TransformSettings {
-        if (topicNamespace == null) {
-            throw new CdcException("setting " + TOPIC_NAMESPACE + " must not be null (empty means no prefix)");
-        }
-        requireText(changeEventTable, CHANGE_EVENT_TABLE);
-        requireText(pipelineStatusTable, PIPELINE_STATUS_TABLE);
-        requireText(pipelineStatusExtension, PIPELINE_STATUS_EXTENSION);
-        requireText(maskValue, MASK_VALUE);
+        TOPIC_NAMESPACE.check(topicNamespace);
+        CHANGE_EVENT_TABLE.check(changeEventTable);
+        PIPELINE_STATUS_TABLE.check(pipelineStatusTable);
+        PIPELINE_STATUS_EXTENSION.check(pipelineStatusExtension);
+        MASK_VALUE.check(maskValue);
         pipelineFqnFields = List.copyOf(pipelineFqnFields);
         includeEntityTypes = Set.copyOf(includeEntityTypes);
         excludeEntityTypes = Set.copyOf(excludeEntityTypes);
@@ -88,66 +104,66 @@ public record TransformSettings(
                     throw new IllegalArgumentException("the empty pointer would mask the whole entity");
                 }
             } catch (IllegalArgumentException e) {
-                throw new CdcException("setting " + MASK_POINTERS + ": '" + pointer + "' is not a JSON pointer "
-                        + "into the entity (" + e.getMessage() + ")");
+                throw new SettingException(MASK_POINTERS.key(), MASK_POINTERS.key() + ": '" + pointer
+                        + "' is not a JSON pointer into the entity (" + e.getMessage() + ")");
             }
         }
-        if (maxRowBytes < 1024) {
-            throw new CdcException("setting " + MAX_ROW_BYTES + " must be >= 1024, was " + maxRowBytes);
-        }
-        if (dlqRawMaxBytes < 256 || dlqRawMaxBytes > maxRowBytes) {
-            throw new CdcException("setting " + DLQ_RAW_MAX_BYTES + " must be in [256, " + MAX_ROW_BYTES + "], was "
-                    + dlqRawMaxBytes);
-        }
+        MAX_ROW_BYTES.check(maxRowBytes);
+        DLQ_RAW_MAX_BYTES.check(dlqRawMaxBytes);
+        CdcSettings.require(dlqRawMaxBytes <= maxRowBytes, DLQ_RAW_MAX_BYTES, "must be at most "
+                + MAX_ROW_BYTES.key() + " (" + maxRowBytes + "), was " + dlqRawMaxBytes);
         try {
             new TopicCatalog(topicNamespace);
         } catch (RuntimeException e) {
-            throw new CdcException("setting " + TOPIC_NAMESPACE + ": " + e.getMessage(), e);
+            throw new SettingException(TOPIC_NAMESPACE.key(), TOPIC_NAMESPACE.key() + ": " + e.getMessage(), e);
         }
     }
 
-    /** Reads the settings above from flat keys (missing keys take their defaults). */
-    public static TransformSettings from(Settings s) {
-        int maxRowBytes = s.integer(MAX_ROW_BYTES, 524_288, 0, Integer.MAX_VALUE);
+    /**
+     * Reads the settings above (missing keys take their defaults; {@code dlq.raw.max.bytes} defaults to
+     * {@code max.row.bytes} when that is smaller). A bad value fails with a {@link SettingException} naming the key.
+     */
+    public static TransformSettings from(SettingsReader s) {
+        int maxRowBytes = s.get(MAX_ROW_BYTES);
         return new TransformSettings(
-                s.string(TOPIC_NAMESPACE, TopicCatalog.DEFAULT_NAMESPACE),
-                s.string(CHANGE_EVENT_TABLE, "change_event"),
-                s.string(PIPELINE_STATUS_TABLE, "entity_extension_time_series"),
-                s.string(PIPELINE_STATUS_EXTENSION, "ingestionPipeline.pipelineStatus"),
-                s.list(PIPELINE_FQN_FIELDS, List.of("pipelineFqn", "ingestionPipelineFqn", "pipelineFullyQualifiedName")),
-                Set.copyOf(s.list(INCLUDE_ENTITY_TYPES)),
-                Set.copyOf(s.list(EXCLUDE_ENTITY_TYPES)),
-                Set.copyOf(s.list(INCLUDE_EVENT_TYPES)),
-                Set.copyOf(s.list(EXCLUDE_EVENT_TYPES)),
-                s.list(MASK_POINTERS),
-                s.string(MASK_VALUE, "******"),
+                s.get(TOPIC_NAMESPACE),
+                s.get(CHANGE_EVENT_TABLE),
+                s.get(PIPELINE_STATUS_TABLE),
+                s.get(PIPELINE_STATUS_EXTENSION),
+                s.get(PIPELINE_FQN_FIELDS),
+                Set.copyOf(s.get(INCLUDE_ENTITY_TYPES)),
+                Set.copyOf(s.get(EXCLUDE_ENTITY_TYPES)),
+                Set.copyOf(s.get(INCLUDE_EVENT_TYPES)),
+                Set.copyOf(s.get(EXCLUDE_EVENT_TYPES)),
+                s.get(MASK_POINTERS),
+                s.get(MASK_VALUE),
                 maxRowBytes,
-                s.integer(DLQ_RAW_MAX_BYTES, Math.min(65_536, maxRowBytes), 0, Integer.MAX_VALUE),
-                "mark".equals(s.oneOf(SKIPPED_RECORDS, "drop", "drop", "mark")));
+                s.find(DLQ_RAW_MAX_BYTES).orElse(Math.min(DLQ_RAW_MAX_BYTES.defaultOrFail(), maxRowBytes)),
+                "mark".equals(s.get(SKIPPED_RECORDS)));
     }
 
     /** Defaults for everything (Connect form: skipped rows are dropped). */
     public static TransformSettings defaults() {
-        return from(new Settings(Map.of()));
+        return from(SettingsReader.of(Map.of()));
     }
 
-    /** This mapping as flat keys, the inverse of {@link #from(Settings)}. */
+    /** This mapping as flat keys, the inverse of {@link #from(SettingsReader)}. */
     public Map<String, String> toMap() {
         return Map.ofEntries(
-                Map.entry(TOPIC_NAMESPACE, topicNamespace),
-                Map.entry(CHANGE_EVENT_TABLE, changeEventTable),
-                Map.entry(PIPELINE_STATUS_TABLE, pipelineStatusTable),
-                Map.entry(PIPELINE_STATUS_EXTENSION, pipelineStatusExtension),
-                Map.entry(PIPELINE_FQN_FIELDS, String.join(",", pipelineFqnFields)),
-                Map.entry(INCLUDE_ENTITY_TYPES, String.join(",", includeEntityTypes)),
-                Map.entry(EXCLUDE_ENTITY_TYPES, String.join(",", excludeEntityTypes)),
-                Map.entry(INCLUDE_EVENT_TYPES, String.join(",", includeEventTypes)),
-                Map.entry(EXCLUDE_EVENT_TYPES, String.join(",", excludeEventTypes)),
-                Map.entry(MASK_POINTERS, String.join(",", maskPointers)),
-                Map.entry(MASK_VALUE, maskValue),
-                Map.entry(MAX_ROW_BYTES, Integer.toString(maxRowBytes)),
-                Map.entry(DLQ_RAW_MAX_BYTES, Integer.toString(dlqRawMaxBytes)),
-                Map.entry(SKIPPED_RECORDS, markSkipped ? "mark" : "drop"));
+                Map.entry(TOPIC_NAMESPACE.key(), topicNamespace),
+                Map.entry(CHANGE_EVENT_TABLE.key(), changeEventTable),
+                Map.entry(PIPELINE_STATUS_TABLE.key(), pipelineStatusTable),
+                Map.entry(PIPELINE_STATUS_EXTENSION.key(), pipelineStatusExtension),
+                Map.entry(PIPELINE_FQN_FIELDS.key(), String.join(",", pipelineFqnFields)),
+                Map.entry(INCLUDE_ENTITY_TYPES.key(), String.join(",", includeEntityTypes)),
+                Map.entry(EXCLUDE_ENTITY_TYPES.key(), String.join(",", excludeEntityTypes)),
+                Map.entry(INCLUDE_EVENT_TYPES.key(), String.join(",", includeEventTypes)),
+                Map.entry(EXCLUDE_EVENT_TYPES.key(), String.join(",", excludeEventTypes)),
+                Map.entry(MASK_POINTERS.key(), String.join(",", maskPointers)),
+                Map.entry(MASK_VALUE.key(), maskValue),
+                Map.entry(MAX_ROW_BYTES.key(), Integer.toString(maxRowBytes)),
+                Map.entry(DLQ_RAW_MAX_BYTES.key(), Integer.toString(dlqRawMaxBytes)),
+                Map.entry(SKIPPED_RECORDS.key(), markSkipped ? "mark" : "drop"));
     }
 
     /** The same settings with skipped rows marked instead of dropped (the embedded connector's form). */
@@ -160,11 +176,5 @@ public record TransformSettings(
     /** The topic catalog these settings name topics from. */
     public TopicCatalog catalog() {
         return new TopicCatalog(topicNamespace);
-    }
-
-    private static void requireText(String value, String key) {
-        if (value == null || value.isBlank()) {
-            throw new CdcException("setting " + key + " must not be blank");
-        }
     }
 }

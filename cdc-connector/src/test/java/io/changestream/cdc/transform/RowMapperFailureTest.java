@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.topics.serde.Json;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** A row whose mapping throws unexpectedly is dead-lettered with the exception type, never with its message. */
@@ -13,7 +12,7 @@ class RowMapperFailureTest {
 
     @Test
     void anUnexpectedMappingFailureBecomesADeadLetterWithoutTheRowText() throws Exception {
-        RowMapper mapper = new RowMapper(TransformSettings.from(new Settings(Map.of())));
+        RowMapper mapper = new RowMapper(TransformSettings.defaults());
         CapturedRow row = new CapturedRow("public.change_event", "change_event", "c", 42L,
                 "{\"id\":\"e-1\",\"password\":\"hunter2\"}", null, null, "0/16B3748", 1_000L, 1_005L);
 
