@@ -46,6 +46,34 @@ class LogTailerConfigTest {
     }
 
     @Test
+    void theEnvironmentNamesASettingWithOrWithoutHumpsAndASystemPropertyWins() {
+        String property = "log.tailer.http.port";
+        System.setProperty(property, "9292");
+        try {
+            LogTailerConfig config = LogTailerConfig.from(minimal(), Map.of("LOG_TAILER_HTTP_PORT", "9191",
+                    "LOG_TAILER_STREAM_MAX_ACTIVE_RUNS", "11", "LOG_TAILER_KAFKA_BOOTSTRAP_SERVERS", "k:9092"));
+            assertEquals(9292, config.httpPort(), "system property over environment");
+            assertEquals(11, config.stream().maxActiveRuns());
+            assertEquals("k:9092", config.kafkaBootstrap());
+            assertEquals(Map.of(), config.kafkaClient(), "a declared kafka.* setting is no client property");
+        } finally {
+            System.clearProperty(property);
+        }
+    }
+
+    @Test
+    void theRecordsDefaultsAreTheDeclaredOnes() {
+        StreamSettings stream = StreamSettings.defaults();
+        assertEquals(StreamSettings.POLL.defaultOrFail(), stream.poll());
+        assertEquals(StreamSettings.MAX_ACTIVE_RUNS.defaultOrFail(), stream.maxActiveRuns());
+        assertEquals(io.changestream.logs.source.ReadLimits.AIRFLOW_MAX_ACTIVE_RUNS.defaultOrFail(),
+                io.changestream.logs.source.ReadLimits.airflowDefaults().maxActiveRuns());
+        io.changestream.logs.limits.CallerLimits limits = io.changestream.logs.limits.CallerLimits.defaults();
+        assertEquals(stream.maxActiveConnections(), limits.maxConnectionsPerAddress(), "per address: the server's cap");
+        assertEquals(stream.maxActiveRuns(), limits.maxRunsPerAddress(), "per address: the server's cap");
+    }
+
+    @Test
     void invalidValuesNameTheSetting() {
         Properties p = minimal();
         p.setProperty("stream.maxReplayBytes", "0");

@@ -1,39 +1,79 @@
 package io.changestream.logs.limits;
 
+import io.changestream.logs.engine.StreamSettings;
+import io.changestream.settings.SecretKeys;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingException;
+import io.changestream.settings.SettingsReader;
+import java.util.List;
+import java.util.Map;
+
 /**
  * How much of the server one caller may hold at once; a request past any of them is answered 429 naming the setting,
  * before the stream is committed. A caller is its bearer token and, apart, its client address (the TCP peer: behind
  * a load balancer, the balancer's address: so the per-address defaults are the server's own caps, and an operator
- * whose clients connect directly lowers them). Immutable; validated at construction naming the setting.
+ * whose clients connect directly lowers them). Each {@code limits.*} setting is declared once ({@link #SETTINGS}).
+ * Immutable; validated at construction naming the setting.
  *
- * @param maxConnectionsPerToken   {@code limits.maxConnectionsPerToken} (100): open stream connections of one token
- * @param maxRunsPerToken          {@code limits.maxRunsPerToken} (20): distinct runs one token streams at once
- * @param maxConnectionsPerAddress {@code limits.maxConnectionsPerAddress} (500, as {@code stream.maxActiveConnections}):
+ * @param maxConnectionsPerToken   {@link #MAX_CONNECTIONS_PER_TOKEN}: open stream connections of one token
+ * @param maxRunsPerToken          {@link #MAX_RUNS_PER_TOKEN}: distinct runs one token streams at once
+ * @param maxConnectionsPerAddress {@link #MAX_CONNECTIONS_PER_ADDRESS} (as {@code stream.maxActiveConnections}):
  *                                 open stream connections from one client address, whatever their tokens
- * @param maxRunsPerAddress        {@code limits.maxRunsPerAddress} (200, as {@code stream.maxActiveRuns}): distinct
- *                                 runs streamed to one client address at once
+ * @param maxRunsPerAddress        {@link #MAX_RUNS_PER_ADDRESS} (as {@code stream.maxActiveRuns}): distinct runs
+ *                                 streamed to one client address at once
  */
 public record CallerLimits(int maxConnectionsPerToken, int maxRunsPerToken, int maxConnectionsPerAddress,
                            int maxRunsPerAddress) {
 
+    private static final String ABOVE_ZERO = "must be > 0";
+
+    public static final Setting<Integer> MAX_CONNECTIONS_PER_TOKEN = Setting.integer("limits.maxConnectionsPerToken")
+            .defaultsTo(100).check(n -> n > 0, ABOVE_ZERO).doc("stream connections one bearer token holds at once");
+    public static final Setting<Integer> MAX_RUNS_PER_TOKEN = Setting.integer("limits.maxRunsPerToken")
+            .defaultsTo(20).check(n -> n > 0, ABOVE_ZERO).doc("distinct runs one bearer token streams at once");
+    public static final Setting<Integer> MAX_CONNECTIONS_PER_ADDRESS = Setting.integer(
+            "limits.maxConnectionsPerAddress").defaultsTo(StreamSettings.MAX_ACTIVE_CONNECTIONS.defaultOrFail())
+            .check(n -> n > 0, ABOVE_ZERO).doc("stream connections from one client address, whatever its tokens");
+    public static final Setting<Integer> MAX_RUNS_PER_ADDRESS = Setting.integer("limits.maxRunsPerAddress")
+            .defaultsTo(StreamSettings.MAX_ACTIVE_RUNS.defaultOrFail()).check(n -> n > 0, ABOVE_ZERO)
+            .doc("distinct runs streamed to one client address at once");
+
+    /** Every {@code limits.*} setting. */
+    public static final List<Setting<?>> SETTINGS = List.of(MAX_CONNECTIONS_PER_TOKEN, MAX_RUNS_PER_TOKEN,
+            MAX_CONNECTIONS_PER_ADDRESS, MAX_RUNS_PER_ADDRESS);
+
     public CallerLimits {
-        positive("limits.maxConnectionsPerToken", maxConnectionsPerToken);
-        positive("limits.maxRunsPerToken", maxRunsPerToken);
-        positive("limits.maxConnectionsPerAddress", maxConnectionsPerAddress);
-        positive("limits.maxRunsPerAddress", maxRunsPerAddress);
+        checkCount(MAX_CONNECTIONS_PER_TOKEN, maxConnectionsPerToken);
+        checkCount(MAX_RUNS_PER_TOKEN, maxRunsPerToken);
+        checkCount(MAX_CONNECTIONS_PER_ADDRESS, maxConnectionsPerAddress);
+        checkCount(MAX_RUNS_PER_ADDRESS, maxRunsPerAddress);
     }
 
     /**
-     * The defaults: 100 connections and 20 runs per token; per address the server's own default caps (500, 200), so a
-     * proxy in front of the server is not limited below them.
+     * The declared defaults: 100 connections and 20 runs per token; per address the server's own default caps
+     * ({@code stream.maxActiveConnections}, {@code stream.maxActiveRuns}), so a proxy in front of the server is not
+     * limited below them.
      */
     public static CallerLimits defaults() {
-        return new CallerLimits(100, 20, 500, 200);
+        return from(SettingsReader.of(Map.of()));
     }
 
-    private static void positive(String name, int value) {
-        if (value <= 0) {
-            throw new IllegalArgumentException(name + " must be > 0, was " + value);
+    /** The {@code limits.*} settings {@code settings} gives, each absent one at its default. */
+    public static CallerLimits from(SettingsReader settings) {
+        return new CallerLimits(settings.get(MAX_CONNECTIONS_PER_TOKEN), settings.get(MAX_RUNS_PER_TOKEN),
+                settings.get(MAX_CONNECTIONS_PER_ADDRESS), settings.get(MAX_RUNS_PER_ADDRESS));
+    }
+
+    /**
+     * {@code setting.check(value)} with the count shown in the message: the shared secret rule ({@link SecretKeys})
+     * takes every key naming a token, {@code …PerToken} too, for a secret and would print its value masked.
+     */
+    private static void checkCount(Setting<Integer> setting, int value) {
+        try {
+            setting.check(value);
+        } catch (SettingException e) {
+            throw new SettingException(setting.key(), e.getMessage().replace(SecretKeys.MASK, Integer.toString(value)),
+                    e);
         }
     }
 }

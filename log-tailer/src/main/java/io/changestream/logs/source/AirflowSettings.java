@@ -1,56 +1,79 @@
 package io.changestream.logs.source;
 
+import io.changestream.settings.ConfigText;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingsReader;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Objects;
+import java.util.List;
 
 /**
  * Where and how to read the platform's Airflow plugin ({@code openmetadata-managed-apis}) log endpoint
- * {@code GET <url>/<apiPath>/last_dag_logs?dag_id=&task_id=&after=}. Immutable; validated in the constructor naming
- * the setting; {@link #toString()} masks the password and the token.
+ * {@code GET <url>/<apiPath>/last_dag_logs?dag_id=&task_id=&after=}. Each {@code airflow.*} setting is declared once
+ * ({@link #SETTINGS}). Immutable; validated in the constructor naming the setting; {@link #toString()} masks the
+ * password and the token.
  *
- * @param url      {@code airflow.url}: Airflow's base URL, e.g. {@code http://airflow:8080}
- * @param apiPath  {@code airflow.apiPath} ({@code api/v1/openmetadata}; Airflow 3 deployments serve
- *                 {@code api/v2/openmetadata})
- * @param taskId   {@code airflow.taskId} ({@code ingestion_task}): the task whose log is read — the platform maps a
- *                 metadata pipeline to {@code ingestion_task}, profiler to {@code profiler_task}, …
- * @param username {@code airflow.username}: basic auth user (with {@code airflow.password}), as the platform's
- *                 Airflow client sends it
- * @param password {@code airflow.password}: basic auth password (secret)
- * @param token    {@code airflow.token}: a bearer token instead of basic auth (secret)
- * @param timeout  {@code airflow.timeoutMillis} (5000): connect and request timeout of one call
+ * @param url      {@link #URL}: Airflow's base URL, e.g. {@code http://airflow:8080}
+ * @param apiPath  {@link #API_PATH} (Airflow 3 deployments serve {@code api/v2/openmetadata})
+ * @param taskId   {@link #TASK_ID}: the task whose log is read — the platform maps a metadata pipeline to
+ *                 {@code ingestion_task}, profiler to {@code profiler_task}, …
+ * @param username {@link #USERNAME}: basic auth user (with {@code airflow.password}), as the platform's Airflow
+ *                 client sends it
+ * @param password {@link #PASSWORD}: basic auth password (secret)
+ * @param token    {@link #TOKEN}: a bearer token instead of basic auth (secret)
+ * @param timeout  {@link #TIMEOUT}: connect and request timeout of one call
  */
 public record AirflowSettings(URI url, String apiPath, String taskId, String username, String password, String token,
                               Duration timeout) {
 
+    public static final Setting<URI> URL = UrlSetting.http("airflow.url")
+            .doc("the platform's Airflow plugin (…/last_dag_logs), enabled when set");
+    public static final Setting<String> API_PATH = Setting.string("airflow.apiPath").defaultsTo("api/v1/openmetadata")
+            .check(p -> !p.isBlank(), "must not be blank")
+            .doc("the plugin's path; Airflow 3 serves api/v2/openmetadata");
+    public static final Setting<String> TASK_ID = Setting.string("airflow.taskId").defaultsTo("ingestion_task")
+            .check(t -> t.matches("[A-Za-z0-9._-]+"), "must match [A-Za-z0-9._-]+").doc("task whose log is read");
+    public static final Setting<String> USERNAME = Setting.string("airflow.username")
+            .doc("basic auth user, with airflow.password");
+    public static final Setting<String> PASSWORD = Setting.string("airflow.password").secret()
+            .doc("basic auth password");
+    public static final Setting<String> TOKEN = Setting.string("airflow.token").secret()
+            .doc("a bearer token instead of basic auth");
+    public static final Setting<Duration> TIMEOUT = Setting.millis("airflow.timeoutMillis")
+            .defaultsTo(Duration.ofMillis(5000)).check(t -> t.toMillis() > 0, "must be > 0")
+            .doc("connect and request timeout of one Airflow call");
+
+    /** Every {@code airflow.*} setting of the endpoint (the read limits: {@link ReadLimits}). */
+    public static final List<Setting<?>> SETTINGS = List.of(URL, API_PATH, TASK_ID, USERNAME, PASSWORD, TOKEN,
+            TIMEOUT);
+
     public AirflowSettings {
-        Objects.requireNonNull(url, "airflow.url");
-        if (!"http".equals(url.getScheme()) && !"https".equals(url.getScheme())) {
-            throw new IllegalArgumentException("airflow.url must be an http(s) URL, was " + url);
-        }
-        if (apiPath == null || apiPath.isBlank()) {
-            throw new IllegalArgumentException("airflow.apiPath must not be blank");
-        }
-        apiPath = apiPath.replaceAll("^/+|/+$", "");
-        if (taskId == null || !taskId.matches("[A-Za-z0-9._-]+")) {
-            throw new IllegalArgumentException("airflow.taskId must match [A-Za-z0-9._-]+, was " + taskId);
-        }
+        URL.check(url);
+        apiPath = API_PATH.check(apiPath).replaceAll("^/+|/+$", "");
+        TASK_ID.check(taskId);
         if ((username == null) != (password == null)) {
-            throw new IllegalArgumentException("airflow.username and airflow.password go together (basic auth)");
+            throw new IllegalArgumentException(USERNAME.key() + " and " + PASSWORD.key() + " go together (basic auth)");
         }
         if (username != null && token != null) {
-            throw new IllegalArgumentException("set airflow.token or airflow.username/password, not both");
+            throw new IllegalArgumentException("set " + TOKEN.key() + " or " + USERNAME.key() + "/password, not both");
         }
-        if (timeout == null || timeout.toMillis() <= 0) {
-            throw new IllegalArgumentException("airflow.timeoutMillis must be > 0");
-        }
+        TIMEOUT.check(timeout);
     }
 
-    /** Secrets masked. */
+    /**
+     * The {@code airflow.*} settings {@code settings} gives, absent ones at their defaults; null when
+     * {@code airflow.url} is unset (the backend is off). Every key is read (and checked) either way.
+     */
+    public static AirflowSettings from(SettingsReader settings) {
+        SETTINGS.forEach(settings::find);
+        return settings.isSet(URL) ? new AirflowSettings(settings.get(URL), settings.get(API_PATH),
+                settings.get(TASK_ID), settings.get(USERNAME), settings.get(PASSWORD), settings.get(TOKEN),
+                settings.get(TIMEOUT)) : null;
+    }
+
+    /** Every component, the password and the token masked ({@link ConfigText}). */
     @Override
     public String toString() {
-        return "AirflowSettings[url=" + url + ", apiPath=" + apiPath + ", taskId=" + taskId + ", username=" + username
-                + ", password=" + (password == null ? null : "******") + ", token="
-                + (token == null ? null : "******") + ", timeout=" + timeout + "]";
+        return ConfigText.describe(this);
     }
 }

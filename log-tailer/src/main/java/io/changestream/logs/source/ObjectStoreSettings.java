@@ -1,47 +1,80 @@
 package io.changestream.logs.source;
 
+import io.changestream.settings.ConfigText;
+import io.changestream.settings.Setting;
+import io.changestream.settings.SettingsReader;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Where the platform keeps run logs in object storage (S3 and compatibles) and how to reach it. The layout is the
  * platform's ({@code S3LogStorage} of openmetadata-service):
  * {@code <bucket>/<prefix>/<fqn with every character outside [a-zA-Z0-9_-] as '_'>/<runId>/logs.txt}, prefix
  * {@code pipeline-logs} by default; while a run is live its log is flushed to {@code partial.txt} beside it, and
- * {@code logs.txt} is written (then {@code partial.txt} removed) when it closes. Immutable; validated in the constructor naming the setting;
- * {@link #toString()} masks the secret key.
+ * {@code logs.txt} is written (then {@code partial.txt} removed) when it closes. Each {@code s3.*} setting is
+ * declared once ({@link #SETTINGS}). Immutable; validated in the constructor naming the setting; {@link #toString()}
+ * masks the secret key.
  *
- * @param endpoint        {@code s3.endpoint}: an S3-compatible endpoint (MinIO, Ceph…); none = AWS for the region
- * @param region          {@code s3.region} (us-east-1)
- * @param bucket          {@code s3.bucket}: the bucket (required to enable the backend)
- * @param prefix          {@code s3.prefix} (pipeline-logs): key prefix, as the platform's {@code prefix}
- * @param pathStyle       {@code s3.pathStyle} (false; the platform forces it with a custom endpoint)
- * @param accessKeyId     {@code s3.accessKeyId}: static credentials with {@code s3.secretAccessKey}; none = the
+ * @param endpoint        {@link #ENDPOINT}: an S3-compatible endpoint (MinIO, Ceph…); none = AWS for the region
+ * @param region          {@link #REGION}
+ * @param bucket          {@link #BUCKET}: the bucket (required to enable the backend)
+ * @param prefix          {@link #PREFIX}: key prefix, as the platform's {@code prefix}
+ * @param pathStyle       {@link #PATH_STYLE} (the platform forces it with a custom endpoint)
+ * @param accessKeyId     {@link #ACCESS_KEY_ID}: static credentials with {@code s3.secretAccessKey}; none = the
  *                        SDK's default chain (environment, profile, container or instance role)
- * @param secretAccessKey {@code s3.secretAccessKey} (secret)
- * @param timeout         {@code s3.timeoutMillis} (5000): one call's whole time, retries included
+ * @param secretAccessKey {@link #SECRET_ACCESS_KEY} (secret)
+ * @param timeout         {@link #TIMEOUT}: one call's whole time, retries included
  */
 public record ObjectStoreSettings(URI endpoint, String region, String bucket, String prefix, boolean pathStyle,
                                   String accessKeyId, String secretAccessKey, Duration timeout) {
 
+    public static final Setting<String> BUCKET = Setting.string("s3.bucket")
+            .check(b -> b.matches("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"), "must be a bucket name (3-63 of a-z 0-9 . -)")
+            .doc("object-storage backend, enabled when set: the bucket of the platform's layout");
+    public static final Setting<String> PREFIX = Setting.string("s3.prefix").defaultsTo("pipeline-logs")
+            .doc("key prefix, as the platform's prefix");
+    public static final Setting<URI> ENDPOINT = UrlSetting.http("s3.endpoint")
+            .doc("S3-compatible endpoint; none = AWS for the region");
+    public static final Setting<String> REGION = Setting.string("s3.region").defaultsTo("us-east-1")
+            .check(r -> !r.isBlank(), "must not be blank").doc("region");
+    public static final Setting<Boolean> PATH_STYLE = Setting.bool("s3.pathStyle").defaultsTo(false)
+            .doc("path-style addressing (MinIO and most compatibles need true)");
+    public static final Setting<String> ACCESS_KEY_ID = Setting.string("s3.accessKeyId")
+            .doc("static credentials with s3.secretAccessKey; none = the AWS SDK's default chain");
+    public static final Setting<String> SECRET_ACCESS_KEY = Setting.string("s3.secretAccessKey").secret()
+            .doc("the secret of s3.accessKeyId");
+    public static final Setting<Duration> TIMEOUT = Setting.millis("s3.timeoutMillis")
+            .defaultsTo(Duration.ofMillis(5000)).check(t -> t.toMillis() > 0, "must be > 0")
+            .doc("one S3 call's whole time, retries included");
+
+    /** Every {@code s3.*} setting of the layout and the connection (the read limits: {@link ReadLimits}). */
+    public static final List<Setting<?>> SETTINGS = List.of(BUCKET, PREFIX, ENDPOINT, REGION, PATH_STYLE,
+            ACCESS_KEY_ID, SECRET_ACCESS_KEY, TIMEOUT);
+
     public ObjectStoreSettings {
-        if (bucket == null || !bucket.matches("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")) {
-            throw new IllegalArgumentException("s3.bucket must be a bucket name (3-63 of a-z 0-9 . -), was "
-                    + bucket);
-        }
-        if (region == null || region.isBlank()) {
-            throw new IllegalArgumentException("s3.region must not be blank");
-        }
-        if (endpoint != null && !"http".equals(endpoint.getScheme()) && !"https".equals(endpoint.getScheme())) {
-            throw new IllegalArgumentException("s3.endpoint must be an http(s) URL, was " + endpoint);
+        BUCKET.check(bucket);
+        REGION.check(region);
+        if (endpoint != null) {
+            ENDPOINT.check(endpoint);
         }
         prefix = prefix == null ? "" : prefix.replaceAll("/+$", "");
         if ((accessKeyId == null) != (secretAccessKey == null)) {
-            throw new IllegalArgumentException("s3.accessKeyId and s3.secretAccessKey go together");
+            throw new IllegalArgumentException(ACCESS_KEY_ID.key() + " and " + SECRET_ACCESS_KEY.key()
+                    + " go together");
         }
-        if (timeout == null || timeout.toMillis() <= 0) {
-            throw new IllegalArgumentException("s3.timeoutMillis must be > 0");
-        }
+        TIMEOUT.check(timeout);
+    }
+
+    /**
+     * The {@code s3.*} settings {@code settings} gives, absent ones at their defaults; null when {@code s3.bucket} is
+     * unset (the backend is off). Every key is read (and checked) either way.
+     */
+    public static ObjectStoreSettings from(SettingsReader settings) {
+        SETTINGS.forEach(settings::find);
+        return settings.isSet(BUCKET) ? new ObjectStoreSettings(settings.get(ENDPOINT), settings.get(REGION),
+                settings.get(BUCKET), settings.get(PREFIX), settings.get(PATH_STYLE), settings.get(ACCESS_KEY_ID),
+                settings.get(SECRET_ACCESS_KEY), settings.get(TIMEOUT)) : null;
     }
 
     /** Name of the object a closed run's log is in. */
@@ -64,11 +97,9 @@ public record ObjectStoreSettings(URI endpoint, String region, String bucket, St
         return prefix + "/" + pipelineFqn.replaceAll("[^a-zA-Z0-9_-]", "_") + "/";
     }
 
-    /** Secrets masked. */
+    /** Every component, the secret key masked ({@link ConfigText}). */
     @Override
     public String toString() {
-        return "ObjectStoreSettings[endpoint=" + endpoint + ", region=" + region + ", bucket=" + bucket + ", prefix="
-                + prefix + ", pathStyle=" + pathStyle + ", accessKeyId=" + accessKeyId + ", secretAccessKey="
-                + (secretAccessKey == null ? null : "******") + ", timeout=" + timeout + "]";
+        return ConfigText.describe(this);
     }
 }
