@@ -1,9 +1,6 @@
 package io.changestream.cdc;
 
 import static io.changestream.cdc.CdcSettings.byKind;
-import static io.changestream.cdc.CdcSettings.matching;
-import static io.changestream.cdc.CdcSettings.require;
-import static io.changestream.cdc.CdcSettings.text;
 
 import io.changestream.cdc.transform.TransformSettings;
 import io.changestream.settings.ConfigText;
@@ -60,7 +57,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         check(standby != null, "standby settings are required");
         check(http != null, "http settings are required");
         check(transform != null, "transform settings are required");
-        require(transform.maxRowBytes() <= MAX_RECORD_BYTES, TransformSettings.MAX_ROW_BYTES, "must be at most "
+        TransformSettings.MAX_ROW_BYTES.require(transform.maxRowBytes() <= MAX_RECORD_BYTES, "must be at most "
                 + MAX_RECORD_BYTES + " (the producer's and broker's default 1 MiB record limit, minus headers), was "
                 + transform.maxRowBytes());
     }
@@ -130,17 +127,17 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         /** The highest MariaDB server id (32 bits). */
         static final long MAX_SERVER_ID = 4_294_967_295L;
 
-        public static final Setting<String> KIND = CdcSettings.oneOf("database.kind", POSTGRES, MARIADB)
+        public static final Setting<String> KIND = Setting.oneOf("database.kind", POSTGRES, MARIADB)
                 .defaultsTo(POSTGRES).doc("postgres or mariadb (MySQL-compatible)");
-        public static final Setting<String> HOST = text("database.host").defaultsTo("localhost")
+        public static final Setting<String> HOST = Setting.string("database.host").notBlank().defaultsTo("localhost")
                 .doc("database host name");
         public static final Setting<Integer> PORT = Setting.integer("database.port").between(1, 65_535)
                 .showing(byKind(POSTGRES_PORT, MARIADB_PORT)).doc("database port");
-        public static final Setting<String> NAME = text("database.name").required()
+        public static final Setting<String> NAME = Setting.string("database.name").notBlank().required()
                 .doc("database (Postgres) / schema (MariaDB) holding the tables");
-        public static final Setting<String> SCHEMA = text("database.schema").defaultsTo("public")
+        public static final Setting<String> SCHEMA = Setting.string("database.schema").notBlank().defaultsTo("public")
                 .doc("Postgres schema of the tables (unused on MariaDB)");
-        public static final Setting<String> USER = text("database.user").required()
+        public static final Setting<String> USER = Setting.string("database.user").notBlank().required()
                 .doc("user with replication rights");
         public static final Setting<String> PASSWORD = Setting.string("database.password").defaultsTo("").secret()
                 .doc("the user's password; never logged");
@@ -227,7 +224,8 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         /** The smallest producer {@code request.timeout.ms} the connector derives. */
         public static final long MIN_REQUEST_TIMEOUT_MS = 1_000;
 
-        public static final Setting<String> BOOTSTRAP_SERVERS = text(PREFIX + "bootstrap.servers").required()
+        public static final Setting<String> BOOTSTRAP_SERVERS = Setting.string(PREFIX + "bootstrap.servers")
+                .notBlank().required()
                 .doc("the cluster's bootstrap servers");
         public static final Setting<Integer> REPLICATION_FACTOR = Setting.integer(PREFIX + "replication.factor")
                 .defaultsTo(3).between(1, Short.MAX_VALUE).doc("for topics this connector creates");
@@ -259,7 +257,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
             REPLICATION_FACTOR.check((int) replicationFactor);
             ACK_TIMEOUT_MS.check(ackTimeoutMs);
             LINGER_MS.check(lingerMs);
-            require(ackTimeoutMs - lingerMs >= MIN_REQUEST_TIMEOUT_MS, ACK_TIMEOUT_MS, "(" + ackTimeoutMs
+            ACK_TIMEOUT_MS.require(ackTimeoutMs - lingerMs >= MIN_REQUEST_TIMEOUT_MS, "(" + ackTimeoutMs
                     + ") must exceed " + LINGER_MS.key() + " (" + lingerMs + ") by at least " + MIN_REQUEST_TIMEOUT_MS
                     + " ms: the ack timeout is the producer's delivery.timeout.ms, which Kafka requires to be at "
                     + "least linger.ms + request.timeout.ms");
@@ -323,16 +321,17 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
                           long pollIntervalMs, int maxBatchSize, int maxQueueSize, long offsetFlushIntervalMs,
                           Backoff restartBackoff, int threadMaxRestarts, long shutdownTimeoutMs, long maxQueueBytes) {
 
-        public static final Setting<String> CONNECTOR_NAME = matching("connector.name", "[a-zA-Z0-9_.-]+")
+        public static final Setting<String> CONNECTOR_NAME = Setting.string("connector.name")
+                .matching("[a-zA-Z0-9_.-]+")
                 .defaultsTo("changestream-cdc")
                 .doc("engine name, Debezium topic.prefix, lease group; shared by standbys");
-        public static final Setting<String> SNAPSHOT_MODE = CdcSettings.oneOf("snapshot.mode", "no_data", "never",
+        public static final Setting<String> SNAPSHOT_MODE = Setting.oneOf("snapshot.mode", "no_data", "never",
                 "initial").defaultsTo("no_data").doc("no_data (alias never): from now on; initial: backfill existing "
                 + "rows first");
-        public static final Setting<String> SLOT_NAME = matching("postgres.slot.name", "[a-z0-9_]{1,63}")
+        public static final Setting<String> SLOT_NAME = Setting.string("postgres.slot.name").matching("[a-z0-9_]{1,63}")
                 .defaultsTo("changestream_cdc").doc("Postgres replication slot");
-        public static final Setting<String> PUBLICATION_NAME = matching("postgres.publication.name",
-                "[a-zA-Z0-9_]{1,63}").defaultsTo("changestream_cdc")
+        public static final Setting<String> PUBLICATION_NAME = Setting.string("postgres.publication.name")
+                .matching("[a-zA-Z0-9_]{1,63}").defaultsTo("changestream_cdc")
                 .doc("Postgres publication, created for the two captured tables only");
         public static final Setting<Boolean> SLOT_DROP_ON_STOP = Setting.bool("postgres.slot.drop.on.stop")
                 .defaultsTo(false).doc("drop the slot on a graceful stop: tests only (a dropped slot loses what "
@@ -382,7 +381,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
             POLL_INTERVAL_MS.check(pollIntervalMs);
             MAX_BATCH_SIZE.check(maxBatchSize);
             MAX_QUEUE_SIZE.check(maxQueueSize);
-            require(maxQueueSize > maxBatchSize, MAX_QUEUE_SIZE, "(" + maxQueueSize + ") must be larger than "
+            MAX_QUEUE_SIZE.require(maxQueueSize > maxBatchSize, "(" + maxQueueSize + ") must be larger than "
                     + MAX_BATCH_SIZE.key() + " (" + maxBatchSize + ")");
             OFFSET_FLUSH_INTERVAL_MS.check(offsetFlushIntervalMs);
             check(restartBackoff != null, "restart backoff settings are required");
@@ -426,7 +425,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         public Backoff {
             INITIAL_MS.check(initialMs);
             MAX_MS.check(maxMs);
-            require(maxMs >= initialMs, MAX_MS, "(" + maxMs + ") must be at least " + INITIAL_MS.key() + " ("
+            MAX_MS.require(maxMs >= initialMs, "(" + maxMs + ") must be at least " + INITIAL_MS.key() + " ("
                     + initialMs + ")");
             JITTER_PERCENT.check(jitterPercent);
         }
@@ -464,7 +463,8 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
         public static final Setting<Long> POLL_INTERVAL_MS = Setting.number("lease.poll.interval.ms")
                 .defaultsTo(500L).between(10, 60_000)
                 .doc("lease thread poll interval; below a quarter of lease.session.timeout.ms");
-        public static final Setting<String> INSTANCE_ID = matching("instance.id", "[A-Za-z0-9_.:-]{1,128}")
+        public static final Setting<String> INSTANCE_ID = Setting.string("instance.id")
+                .matching("[A-Za-z0-9_.:-]{1,128}")
                 .showing("<host>-<pid>").doc("names this instance: lease member, cs.capturer header of every "
                         + "produced record, producer client id, derived database.server.id");
 
@@ -476,7 +476,7 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
             INSTANCE_ID.check(instanceId);
             SESSION_TIMEOUT_MS.check(sessionTimeoutMs);
             POLL_INTERVAL_MS.check(pollIntervalMs);
-            require(pollIntervalMs < sessionTimeoutMs / 4, POLL_INTERVAL_MS, "(" + pollIntervalMs
+            POLL_INTERVAL_MS.require(pollIntervalMs < sessionTimeoutMs / 4, "(" + pollIntervalMs
                     + ") must be below a quarter of " + SESSION_TIMEOUT_MS.key() + " (" + sessionTimeoutMs + ")");
         }
 

@@ -98,18 +98,17 @@ public record LogTailerConfig(
     /** Prefix of the Kafka client properties: every {@code kafka.*} key that is not in {@link #SETTINGS}. */
     public static final String KAFKA_CLIENT_PREFIX = "kafka.";
 
-    private static final String ABOVE_ZERO = "must be > 0";
 
     public static final Setting<String> HTTP_HOST = Setting.string("http.host").defaultsTo("0.0.0.0")
-            .check(h -> !h.isBlank(), "must not be blank").doc("listen address");
+            .notBlank().doc("listen address");
     public static final Setting<Integer> HTTP_PORT = Setting.integer("http.port").defaultsTo(8590).between(0, 65535)
             .doc("listen port (0 = any)");
     public static final Setting<Integer> HTTP_ACCEPT_QUEUE = Setting.integer("http.acceptQueue").defaultsTo(4096)
-            .check(n -> n > 0, ABOVE_ZERO).doc("connector backlog");
+            .positive().doc("connector backlog");
     public static final Setting<Integer> HTTP_MAX_THREADS = Setting.integer("http.maxThreads").defaultsTo(200)
             .atLeast(8).doc("Jetty threads");
     public static final Setting<Long> HTTP_IDLE_TIMEOUT_SECONDS = Setting.number("http.idleTimeoutSeconds")
-            .defaultsTo(60L).check(n -> n > 0, ABOVE_ZERO).doc("idle close");
+            .defaultsTo(60L).positive().doc("idle close");
     public static final Setting<List<String>> AUTH_TOKENS = Setting.list("auth.tokens").required().secret()
             .check(t -> !t.isEmpty() && t.stream().noneMatch(String::isBlank), "must list at least one non-blank token")
             .doc("accepted bearer tokens, comma-separated");
@@ -129,16 +128,16 @@ public record LogTailerConfig(
     public static final Setting<Path> KAFKA_STATE_DIR = path("kafka.stateDir")
             .showing("java.io.tmpdir/log-tailer-state").doc("Kafka Streams stores");
     public static final Setting<String> KAFKA_INSTANCE_ID = Setting.string("kafka.instanceId")
-            .showing("hostname-port").check(id -> id.matches("[A-Za-z0-9._-]+"), "must match [A-Za-z0-9._-]+")
+            .showing("hostname-port").matching("[A-Za-z0-9._-]+")
             .doc("this server's store name");
     public static final Setting<Duration> KAFKA_REPLAY_INDEX_WAIT = Setting.millis("kafka.replayIndexWaitMillis")
             .defaultsTo(Duration.ofMillis(2000)).notNegative().doc("wait for a just-produced chunk to be indexed");
     public static final Setting<Integer> KAFKA_REPLAY_THREADS = Setting.integer("kafka.replayThreads").defaultsTo(2)
-            .check(n -> n > 0, ABOVE_ZERO).doc("replay workers");
+            .positive().doc("replay workers");
     public static final Setting<Integer> KAFKA_REPLAY_QUEUE = Setting.integer("kafka.replayQueue").defaultsTo(1000)
-            .check(n -> n > 0, ABOVE_ZERO).doc("queued replays (more are served truncated)");
+            .positive().doc("queued replays (more are served truncated)");
     public static final Setting<Duration> KAFKA_PRODUCER_MAX_BLOCK = Setting.millis("kafka.producerMaxBlockMillis")
-            .defaultsTo(Duration.ofMillis(100)).check(d -> d.toMillis() > 0, ABOVE_ZERO)
+            .defaultsTo(Duration.ofMillis(100)).positive()
             .doc("longest a poll blocks on a full producer buffer");
 
     /**

@@ -194,7 +194,7 @@ class LogTailerConfigTest {
                 .getMessage().contains("stream.maxPendingBytesTotal (1000) must be >= stream.maxPendingBytesPerClient"));
         Properties badRuns = minimal();
         badRuns.setProperty("s3.maxActiveRuns", "0");
-        assertEquals("s3.maxActiveRuns must be > 0, was 0", assertThrows(IllegalArgumentException.class,
+        assertEquals("s3.maxActiveRuns must be positive, was 0", assertThrows(IllegalArgumentException.class,
                 () -> LogTailerConfig.from(badRuns, Map.of())).getMessage());
     }
 }

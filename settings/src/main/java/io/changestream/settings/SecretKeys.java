@@ -18,12 +18,16 @@ public final class SecretKeys {
 
     /**
      * True for keys (settings, client properties, config components) that name passwords, secrets, tokens,
-     * credentials, JAAS configs or keys ({@code ssl.key}, {@code apiKey}; not {@code groupByKey}).
+     * credentials, JAAS configs or keys ({@code ssl.key}, {@code apiKey}); not counts or choices that only name
+     * them ({@code limits.maxRunsPerToken}, {@code groupByKey}).
      */
     public static boolean isSecret(String key) {
         String k = key.toLowerCase(Locale.ROOT);
+        if (k.contains("pertoken") || k.endsWith("bykey")) {
+            return false;
+        }
         return k.contains("password") || k.contains("secret") || k.contains("token") || k.contains("jaas")
-                || k.contains("credential") || k.endsWith("key") && !k.endsWith("bykey");
+                || k.contains("credential") || k.endsWith("key");
     }
 
     /** {@code value} as it may be shown under {@code key}: {@link #MASK} for a secret key. */

@@ -1,6 +1,7 @@
 package io.changestream.settings;
 
 import java.math.BigDecimal;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -137,16 +138,18 @@ public final class Setting<T> {
         }, Enum::name);
     }
 
-    /** One of {@code allowed} (any case), returned lower case. */
+    /** One of {@code allowed} (any case), returned lower case; a value built in code is held to them too. */
     public static Setting<String> oneOf(String key, String... allowed) {
         List<String> names = List.of(allowed);
-        return of(key, text -> {
-            String lower = text.toLowerCase(Locale.ROOT);
-            if (!names.contains(lower)) {
-                throw new IllegalArgumentException("must be one of " + String.join(", ", names));
-            }
-            return lower;
-        }, Function.identity());
+        String requirement = "must be one of " + String.join(", ", names);
+        return of(key, text -> text.toLowerCase(Locale.ROOT), Function.identity()).check(names::contains, requirement);
+    }
+
+    /** An http(s) URL. */
+    public static Setting<URI> httpUrl(String key) {
+        return of(key, URI::create, URI::toString)
+                .check(url -> "http".equals(url.getScheme()) || "https".equals(url.getScheme()),
+                        "must be an http(s) URL");
     }
 
     /** This setting with a default, used when the setting is unset or blank. */
@@ -182,14 +185,35 @@ public final class Setting<T> {
         return check(v -> ((Number) v).longValue() >= min, "must be at least " + min);
     }
 
-    /** This duration setting bounded below by zero. */
+    /** This duration or numeric setting bounded below by zero. */
     public Setting<T> notNegative() {
-        return check(v -> !((Duration) v).isNegative(), "must not be negative");
+        return check(v -> sign(v) >= 0, "must not be negative");
     }
 
-    /** This duration setting bounded below by zero, exclusive. */
+    /** This duration or numeric setting bounded below by zero, exclusive. */
     public Setting<T> positive() {
-        return check(v -> !((Duration) v).isNegative() && !((Duration) v).isZero(), "must be positive");
+        return check(v -> sign(v) > 0, "must be positive");
+    }
+
+    /** This text setting refusing a blank value (given in code; a blank text read is unset). */
+    public Setting<T> notBlank() {
+        return check(v -> !v.toString().isBlank(), "must not be blank");
+    }
+
+    /** This text setting whose value must match {@code regex} whole. */
+    public Setting<T> matching(String regex) {
+        java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(regex);
+        return check(v -> pattern.matcher(v.toString()).matches(), "must match " + regex);
+    }
+
+    private static int sign(Object value) {
+        if (value instanceof Duration d) {
+            return d.isNegative() ? -1 : d.isZero() ? 0 : 1;
+        }
+        if (value instanceof Number n) {
+            return Double.compare(n.doubleValue(), 0.0);
+        }
+        throw new IllegalStateException("a sign bound needs a duration or a number, was " + value.getClass());
     }
 
     /** This setting with its meaning, as the reference table shows it. */
@@ -291,6 +315,21 @@ public final class Setting<T> {
             }
         }
         return value;
+    }
+
+    /**
+     * Fails naming this setting ("{@code <key> <requirement>}") unless {@code ok}: a rule between settings, checked
+     * where both values are known.
+     */
+    public void require(boolean ok, String requirement) {
+        if (!ok) {
+            throw new SettingException(key, key + " " + requirement);
+        }
+    }
+
+    /** {@code value} as text, unmasked: to hand a value on as configuration, never to show it. */
+    public String text(T value) {
+        return format.apply(value);
     }
 
     /** {@code value} formatted for output: {@link SecretKeys#MASK} for a secret, {@code (none)} when unset. */

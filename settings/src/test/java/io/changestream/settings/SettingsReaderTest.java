@@ -97,6 +97,23 @@ class SettingsReaderTest {
     }
 
     @Test
+    void boundsHoldForValuesBuiltInCodeToo() {
+        Setting<String> kind = Setting.oneOf("database.kind", "postgres", "mariadb").defaultsTo("postgres");
+        assertEquals("mariadb", SettingsReader.of(Map.of("database.kind", "MariaDB")).get(kind));
+        assertEquals("database.kind must be one of postgres, mariadb, was oracle",
+                assertThrows(SettingException.class, () -> kind.check("oracle")).getMessage());
+        assertEquals("n must be positive, was 0",
+                assertThrows(SettingException.class, () -> Setting.integer("n").positive().check(0)).getMessage());
+        assertEquals("id must match [a-z]+, was A1",
+                assertThrows(SettingException.class, () -> Setting.string("id").matching("[a-z]+").check("A1"))
+                        .getMessage());
+        assertThrows(SettingException.class, () -> Setting.string("host").notBlank().check(" "));
+        assertThrows(SettingException.class, () -> Setting.httpUrl("url").check(java.net.URI.create("ftp://x")));
+        SettingException rule = assertThrows(SettingException.class, () -> PORT.require(false, "must differ"));
+        assertEquals("http.port must differ", rule.getMessage());
+    }
+
+    @Test
     void secretKeysFollowOneRule() {
         for (String key : new String[] {"sasl.jaas.config", "ssl.keystore.password", "ssl.key.password",
                 "ssl.truststore.password", "database.password", "admin.bearerToken", "auth.tokens",
@@ -104,7 +121,8 @@ class SettingsReaderTest {
             assertTrue(SecretKeys.isSecret(key), key);
         }
         for (String key : new String[] {"bootstrap.servers", "security.protocol", "sasl.mechanism",
-                "ssl.keystore.location", "database.user", "http.port", "group.id"}) {
+                "ssl.keystore.location", "database.user", "http.port", "group.id", "limits.maxRunsPerToken",
+                "lanes.groupByKey"}) {
             assertFalse(SecretKeys.isSecret(key), key);
         }
     }

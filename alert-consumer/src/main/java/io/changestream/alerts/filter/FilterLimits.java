@@ -12,8 +12,8 @@ import java.util.List;
  * @param maxPatternLength   {@link #MAX_PATTERN_LENGTH}: longest regular expression of {@code matchAnyEntityFqn}
  * @param maxPatternProgram  {@link #MAX_PATTERN_PROGRAM}, instructions: with the subject bound it caps the work of one
  *                           match ({@code x{1000}} is short but large)
- * @param maxSubjectLength   {@link #MAX_SUBJECT_LENGTH} (the platform's FQNs are at most 3,072): a longer one is an evaluation
- *                           error (dead-lettered as PUBLISHER), never a long match
+ * @param maxSubjectLength   {@link #MAX_SUBJECT_LENGTH} (the platform's FQNs are at most 3,072): a longer one is an
+ *                           evaluation error (dead-lettered as PUBLISHER), never a long match
  */
 public record FilterLimits(int maxConditionLength, int maxDepth, int maxPatternLength, int maxPatternProgram,
                            int maxSubjectLength) {

@@ -119,7 +119,8 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
         Map<String, String> out = new LinkedHashMap<>(SettingsReference.defaults(SETTINGS));
         out.put(SettingsReference.passThrough(KAFKA_PREFIX), SettingsReference.NONE);
         out.put(SettingsReference.passThrough(RUNTIME_KAFKA_PREFIX), SettingsReference.NONE);
-        out.put(RUNTIME_KAFKA_PREFIX + "session.timeout.ms", Integer.toString(RuntimeConfig.DEFAULT_SESSION_TIMEOUT_MS));
+        out.put(RUNTIME_KAFKA_PREFIX + "session.timeout.ms",
+                Integer.toString(RuntimeConfig.DEFAULT_SESSION_TIMEOUT_MS));
         out.put(RUNTIME_KAFKA_PREFIX + "heartbeat.interval.ms",
                 Integer.toString(RuntimeConfig.DEFAULT_HEARTBEAT_INTERVAL_MS));
         return out;

@@ -196,7 +196,8 @@ class DeliveryLedgerIT {
         awaitReady(now, 3);
         now.record(source(3), 2, "sub-1", "just-now", DeliveryRecord.DELIVERED, 1);
 
-        DeliveryLedger b = ledger(settings().withWindow(Duration.ofHours(1), LedgerSettings.WINDOW_MAX_BYTES.defaultOrFail()));
+        DeliveryLedger b = ledger(settings().withWindow(Duration.ofHours(1),
+                LedgerSettings.WINDOW_MAX_BYTES.defaultOrFail()));
         b.onAssigned(assigned(3));
         awaitReady(b, 3);
         assertEquals(Optional.empty(), b.settled(source(3), "sub-1", "three-hours-ago"));
@@ -286,7 +287,8 @@ class DeliveryLedgerIT {
             assertEquals(Optional.of(DeliveryRecord.DELIVERED), b.settled(source(p), "sub-1", p + "-199"));
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
-        assertTrue(millis < LedgerSettings.REBUILD_TIMEOUT.defaultOrFail().toMillis(), "all windows within the deadline");
+        assertTrue(millis < LedgerSettings.REBUILD_TIMEOUT.defaultOrFail().toMillis(),
+                "all windows within the deadline");
 
         // a window whose ledger cannot be read (no broker answers the reader) holds its events: the wait ends at
         // the assignment's deadline, then throws; nothing falls back to delivering without dedupe

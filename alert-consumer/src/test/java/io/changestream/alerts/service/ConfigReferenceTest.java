@@ -39,7 +39,8 @@ class ConfigReferenceTest {
         for (String example : examples) {
             String key = SettingsReader.keyOf(example.substring(prefix.length()), AlertServiceConfig.SETTINGS,
                     List.of());
-            assertTrue(AlertServiceConfig.reference().containsKey(key) || key.startsWith(AlertServiceConfig.KAFKA_PREFIX),
+            assertTrue(AlertServiceConfig.reference().containsKey(key)
+                    || key.startsWith(AlertServiceConfig.KAFKA_PREFIX),
                     "README's example " + example + " names no setting (" + key + ")");
         }
         assertFalse(examples.isEmpty(), "README must give an example " + prefix + "<KEY>");

@@ -45,7 +45,8 @@ class SubscriptionQuotasIT {
                     new SimpleMeterRegistry(), null);
             SubscriptionRoutes routes = new SubscriptionRoutes(new SubscriptionService(new SubscriptionFactory(
                     registry, FilterSettings.DEFAULTS, QUOTAS, Clock.systemUTC()), store, QUOTAS),
-                    new AdminApiSettings(TOKEN, "admin", AdminApiSettings.MAX_REQUEST_BYTES.defaultOrFail(), QUOTAS), null);
+                    new AdminApiSettings(TOKEN, "admin", AdminApiSettings.MAX_REQUEST_BYTES.defaultOrFail(), QUOTAS),
+                    null);
             Javalin app = Javalin.create(routes::install).start("127.0.0.1", 0);
             try {
                 quotas(app.port(), store);

@@ -1,7 +1,6 @@
 package io.changestream.cdc.transform;
 
 import io.changestream.cdc.CdcException;
-import io.changestream.cdc.CdcSettings;
 import io.changestream.settings.Setting;
 import io.changestream.settings.SettingException;
 import io.changestream.settings.SettingsReader;
@@ -50,7 +49,7 @@ public class ChangeEventTransform<R extends ConnectRecord<R>> implements Transfo
     /** Setting: {@code string} (default) or {@code bytes}, the type of a mapped record's value. */
     public static final String VALUE_FORMAT = "value.format";
 
-    private static final Setting<String> FORMAT = CdcSettings.oneOf(VALUE_FORMAT, "string", "bytes")
+    private static final Setting<String> FORMAT = Setting.oneOf(VALUE_FORMAT, "string", "bytes")
             .defaultsTo("string").doc("string (a String value, for StringConverter) or bytes (UTF-8 JSON bytes, the "
                     + "embedded connector)");
 

@@ -1,7 +1,6 @@
 package io.changestream.cdc.transform;
 
 import com.fasterxml.jackson.core.JsonPointer;
-import io.changestream.cdc.CdcSettings;
 import io.changestream.settings.Setting;
 import io.changestream.settings.SettingException;
 import io.changestream.settings.SettingsReader;
@@ -49,11 +48,12 @@ public record TransformSettings(
 
     public static final Setting<String> TOPIC_NAMESPACE = Setting.string("topic.namespace")
             .defaultsTo(TopicCatalog.DEFAULT_NAMESPACE).doc("topic name prefix (TopicCatalog)");
-    public static final Setting<String> CHANGE_EVENT_TABLE = CdcSettings.text("change.event.table")
+    public static final Setting<String> CHANGE_EVENT_TABLE = Setting.string("change.event.table").notBlank()
             .defaultsTo("change_event").doc("table whose inserts become ChangeEvents");
-    public static final Setting<String> PIPELINE_STATUS_TABLE = CdcSettings.text("pipeline.status.table")
+    public static final Setting<String> PIPELINE_STATUS_TABLE = Setting.string("pipeline.status.table").notBlank()
             .defaultsTo("entity_extension_time_series").doc("table of pipeline run status rows");
-    public static final Setting<String> PIPELINE_STATUS_EXTENSION = CdcSettings.text("pipeline.status.extension")
+    public static final Setting<String> PIPELINE_STATUS_EXTENSION = Setting.string("pipeline.status.extension")
+            .notBlank()
             .defaultsTo("ingestionPipeline.pipelineStatus").doc("only status rows of this extension");
     public static final Setting<List<String>> PIPELINE_FQN_FIELDS = Setting.list("pipeline.fqn.fields")
             .defaultsTo(List.of("pipelineFqn", "ingestionPipelineFqn", "pipelineFullyQualifiedName"))
@@ -70,13 +70,13 @@ public record TransformSettings(
             .doc("JSON pointers into the entity whose values are masked, e.g. /connection/config/password (also "
                     + "matching changeDescription values)");
     /** The replacement of masked entity values: a data mask, not the {@code SecretKeys} mask of a config. */
-    public static final Setting<String> MASK_VALUE = CdcSettings.text("mask.value").defaultsTo("******")
+    public static final Setting<String> MASK_VALUE = Setting.string("mask.value").notBlank().defaultsTo("******")
             .doc("replacement text of masked values");
     public static final Setting<Integer> MAX_ROW_BYTES = Setting.integer("max.row.bytes").defaultsTo(524_288)
             .atLeast(1024).doc("larger json columns (or envelopes) are dead-lettered");
     public static final Setting<Integer> DLQ_RAW_MAX_BYTES = Setting.integer("dlq.raw.max.bytes").defaultsTo(65_536)
             .atLeast(256).doc("raw row kept in a dead letter, truncated beyond; max.row.bytes if that is smaller");
-    public static final Setting<String> SKIPPED_RECORDS = CdcSettings.oneOf("skipped.records", "drop", "mark")
+    public static final Setting<String> SKIPPED_RECORDS = Setting.oneOf("skipped.records", "drop", "mark")
             .defaultsTo("drop").doc("drop: filtered and ignored rows vanish (Connect); mark: they pass with a header "
                     + "so the embedded connector can count and commit them");
 
@@ -110,7 +110,7 @@ public record TransformSettings(
         }
         MAX_ROW_BYTES.check(maxRowBytes);
         DLQ_RAW_MAX_BYTES.check(dlqRawMaxBytes);
-        CdcSettings.require(dlqRawMaxBytes <= maxRowBytes, DLQ_RAW_MAX_BYTES, "must be at most "
+        DLQ_RAW_MAX_BYTES.require(dlqRawMaxBytes <= maxRowBytes, "must be at most "
                 + MAX_ROW_BYTES.key() + " (" + maxRowBytes + "), was " + dlqRawMaxBytes);
         try {
             new TopicCatalog(topicNamespace);

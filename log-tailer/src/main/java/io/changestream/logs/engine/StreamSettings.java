@@ -58,45 +58,44 @@ public record StreamSettings(
     private static final String PREFIX = "stream.";
     private static final long KIB = 1024;
     private static final long MIB = KIB * KIB;
-    private static final String ABOVE_ZERO = "must be > 0";
 
     public static final Setting<Duration> POLL = Setting.seconds(PREFIX + "pollSeconds")
             .defaultsTo(Duration.ofSeconds(2)).positive()
             .doc("delay between polls of a run (decimals allowed)");
     public static final Setting<Integer> LINES_PER_READ = Setting.integer(PREFIX + "linesPerRead").defaultsTo(1000)
-            .check(n -> n > 0, ABOVE_ZERO).doc("lines per backend page");
+            .positive().doc("lines per backend page");
     public static final Setting<Integer> MAX_READS_PER_TICK = Setting.integer(PREFIX + "maxReadsPerTick")
-            .defaultsTo(20).check(n -> n > 0, ABOVE_ZERO).doc("pages per poll");
+            .defaultsTo(20).positive().doc("pages per poll");
     public static final Setting<Long> MAX_BYTES_PER_TICK = Setting.number(PREFIX + "maxBytesPerTick")
-            .defaultsTo(MIB).check(n -> n > 0, ABOVE_ZERO).doc("bytes per poll");
+            .defaultsTo(MIB).positive().doc("bytes per poll");
     public static final Setting<Long> MAX_STREAM_BYTES = Setting.number(PREFIX + "maxStreamBytes")
-            .defaultsTo(32 * MIB).check(n -> n > 0, ABOVE_ZERO)
+            .defaultsTo(32 * MIB).positive()
             .doc("bytes of log frames one connection is sent, then its own complete maxBytes");
     public static final Setting<Long> MAX_STREAM_SECONDS = Setting.number(PREFIX + "maxStreamSeconds")
-            .defaultsTo(3600L).check(n -> n > 0, ABOVE_ZERO)
+            .defaultsTo(3600L).positive()
             .doc("one connection's lifetime, then its own complete maxDuration");
     public static final Setting<Long> MAX_IDLE_SECONDS = Setting.number(PREFIX + "maxIdleSeconds")
-            .defaultsTo(300L).check(n -> n > 0, ABOVE_ZERO).doc("no new content, then idleTimeout");
+            .defaultsTo(300L).positive().doc("no new content, then idleTimeout");
     public static final Setting<Long> FINISH_GRACE_SECONDS = Setting.number(PREFIX + "finishGraceSeconds")
-            .defaultsTo(10L).check(n -> n > 0, ABOVE_ZERO).doc("quiet after a finished run, then runFinished");
+            .defaultsTo(10L).positive().doc("quiet after a finished run, then runFinished");
     public static final Setting<Long> UNKNOWN_RUN_GRACE_SECONDS = Setting.number(PREFIX + "unknownRunGraceSeconds")
-            .defaultsTo(60L).check(n -> n > 0, ABOVE_ZERO)
+            .defaultsTo(60L).positive()
             .doc("quiet of a run with no status row, then runFinished");
     public static final Setting<Long> RUN_PROBE_SECONDS = Setting.number(PREFIX + "runProbeSeconds")
-            .defaultsTo(10L).check(n -> n > 0, ABOVE_ZERO).doc("run-state lookups at most this often");
+            .defaultsTo(10L).positive().doc("run-state lookups at most this often");
     public static final Setting<Long> MAX_REPLAY_BYTES = Setting.number(PREFIX + "maxReplayBytes")
-            .defaultsTo(256 * KIB).check(n -> n > 0, ABOVE_ZERO).doc("in-memory replay buffer per run");
+            .defaultsTo(256 * KIB).positive().doc("in-memory replay buffer per run");
     public static final Setting<Long> MAX_PENDING_BYTES_PER_CLIENT = Setting.number(PREFIX
-            + "maxPendingBytesPerClient").defaultsTo(64 * KIB).check(n -> n > 0, ABOVE_ZERO)
+            + "maxPendingBytesPerClient").defaultsTo(64 * KIB).positive()
             .doc("slow-viewer budget: unsent UTF-8 bytes a viewer may fall behind by before it is truncated");
     public static final Setting<Integer> MAX_ACTIVE_RUNS = Setting.integer(PREFIX + "maxActiveRuns").defaultsTo(200)
-            .check(n -> n > 0, ABOVE_ZERO).doc("runs tailed at once (poll threads: one per 25, 2-16)");
+            .positive().doc("runs tailed at once (poll threads: one per 25, 2-16)");
     public static final Setting<Integer> MAX_ACTIVE_CONNECTIONS = Setting.integer(PREFIX + "maxActiveConnections")
-            .defaultsTo(500).check(n -> n > 0, ABOVE_ZERO).doc("open stream connections");
+            .defaultsTo(500).positive().doc("open stream connections");
     public static final Setting<Long> HEARTBEAT_SECONDS = Setting.number(PREFIX + "heartbeatSeconds")
-            .defaultsTo(25L).check(n -> n > 0, ABOVE_ZERO).doc("heartbeat comment interval");
+            .defaultsTo(25L).positive().doc("heartbeat comment interval");
     public static final Setting<Long> MAX_PENDING_BYTES_TOTAL = Setting.number(PREFIX + "maxPendingBytesTotal")
-            .defaultsTo(256 * MIB).check(n -> n > 0, ABOVE_ZERO)
+            .defaultsTo(256 * MIB).positive()
             .doc("all viewers' unsent bytes together; must be >= maxPendingBytesPerClient");
 
     /** Every {@code stream.*} setting, in the order of the components. */

@@ -1,9 +1,7 @@
 package io.changestream.logs.limits;
 
 import io.changestream.logs.engine.StreamSettings;
-import io.changestream.settings.SecretKeys;
 import io.changestream.settings.Setting;
-import io.changestream.settings.SettingException;
 import io.changestream.settings.SettingsReader;
 import java.util.List;
 import java.util.Map;
@@ -25,17 +23,16 @@ import java.util.Map;
 public record CallerLimits(int maxConnectionsPerToken, int maxRunsPerToken, int maxConnectionsPerAddress,
                            int maxRunsPerAddress) {
 
-    private static final String ABOVE_ZERO = "must be > 0";
 
     public static final Setting<Integer> MAX_CONNECTIONS_PER_TOKEN = Setting.integer("limits.maxConnectionsPerToken")
-            .defaultsTo(100).check(n -> n > 0, ABOVE_ZERO).doc("stream connections one bearer token holds at once");
+            .defaultsTo(100).positive().doc("stream connections one bearer token holds at once");
     public static final Setting<Integer> MAX_RUNS_PER_TOKEN = Setting.integer("limits.maxRunsPerToken")
-            .defaultsTo(20).check(n -> n > 0, ABOVE_ZERO).doc("distinct runs one bearer token streams at once");
+            .defaultsTo(20).positive().doc("distinct runs one bearer token streams at once");
     public static final Setting<Integer> MAX_CONNECTIONS_PER_ADDRESS = Setting.integer(
             "limits.maxConnectionsPerAddress").defaultsTo(StreamSettings.MAX_ACTIVE_CONNECTIONS.defaultOrFail())
-            .check(n -> n > 0, ABOVE_ZERO).doc("stream connections from one client address, whatever its tokens");
+            .positive().doc("stream connections from one client address, whatever its tokens");
     public static final Setting<Integer> MAX_RUNS_PER_ADDRESS = Setting.integer("limits.maxRunsPerAddress")
-            .defaultsTo(StreamSettings.MAX_ACTIVE_RUNS.defaultOrFail()).check(n -> n > 0, ABOVE_ZERO)
+            .defaultsTo(StreamSettings.MAX_ACTIVE_RUNS.defaultOrFail()).positive()
             .doc("distinct runs streamed to one client address at once");
 
     /** Every {@code limits.*} setting. */
@@ -43,10 +40,10 @@ public record CallerLimits(int maxConnectionsPerToken, int maxRunsPerToken, int 
             MAX_CONNECTIONS_PER_ADDRESS, MAX_RUNS_PER_ADDRESS);
 
     public CallerLimits {
-        checkCount(MAX_CONNECTIONS_PER_TOKEN, maxConnectionsPerToken);
-        checkCount(MAX_RUNS_PER_TOKEN, maxRunsPerToken);
-        checkCount(MAX_CONNECTIONS_PER_ADDRESS, maxConnectionsPerAddress);
-        checkCount(MAX_RUNS_PER_ADDRESS, maxRunsPerAddress);
+        MAX_CONNECTIONS_PER_TOKEN.check(maxConnectionsPerToken);
+        MAX_RUNS_PER_TOKEN.check(maxRunsPerToken);
+        MAX_CONNECTIONS_PER_ADDRESS.check(maxConnectionsPerAddress);
+        MAX_RUNS_PER_ADDRESS.check(maxRunsPerAddress);
     }
 
     /**
@@ -62,18 +59,5 @@ public record CallerLimits(int maxConnectionsPerToken, int maxRunsPerToken, int 
     public static CallerLimits from(SettingsReader settings) {
         return new CallerLimits(settings.get(MAX_CONNECTIONS_PER_TOKEN), settings.get(MAX_RUNS_PER_TOKEN),
                 settings.get(MAX_CONNECTIONS_PER_ADDRESS), settings.get(MAX_RUNS_PER_ADDRESS));
-    }
-
-    /**
-     * {@code setting.check(value)} with the count shown in the message: the shared secret rule ({@link SecretKeys})
-     * takes every key naming a token, {@code …PerToken} too, for a secret and would print its value masked.
-     */
-    private static void checkCount(Setting<Integer> setting, int value) {
-        try {
-            setting.check(value);
-        } catch (SettingException e) {
-            throw new SettingException(setting.key(), e.getMessage().replace(SecretKeys.MASK, Integer.toString(value)),
-                    e);
-        }
     }
 }

@@ -26,13 +26,13 @@ import java.util.List;
 public record AirflowSettings(URI url, String apiPath, String taskId, String username, String password, String token,
                               Duration timeout) {
 
-    public static final Setting<URI> URL = UrlSetting.http("airflow.url")
+    public static final Setting<URI> URL = Setting.httpUrl("airflow.url")
             .doc("the platform's Airflow plugin (…/last_dag_logs), enabled when set");
     public static final Setting<String> API_PATH = Setting.string("airflow.apiPath").defaultsTo("api/v1/openmetadata")
-            .check(p -> !p.isBlank(), "must not be blank")
+            .notBlank()
             .doc("the plugin's path; Airflow 3 serves api/v2/openmetadata");
     public static final Setting<String> TASK_ID = Setting.string("airflow.taskId").defaultsTo("ingestion_task")
-            .check(t -> t.matches("[A-Za-z0-9._-]+"), "must match [A-Za-z0-9._-]+").doc("task whose log is read");
+            .matching("[A-Za-z0-9._-]+").doc("task whose log is read");
     public static final Setting<String> USERNAME = Setting.string("airflow.username")
             .doc("basic auth user, with airflow.password");
     public static final Setting<String> PASSWORD = Setting.string("airflow.password").secret()
@@ -40,7 +40,7 @@ public record AirflowSettings(URI url, String apiPath, String taskId, String use
     public static final Setting<String> TOKEN = Setting.string("airflow.token").secret()
             .doc("a bearer token instead of basic auth");
     public static final Setting<Duration> TIMEOUT = Setting.millis("airflow.timeoutMillis")
-            .defaultsTo(Duration.ofMillis(5000)).check(t -> t.toMillis() > 0, "must be > 0")
+            .defaultsTo(Duration.ofMillis(5000)).positive()
             .doc("connect and request timeout of one Airflow call");
 
     /** Every {@code airflow.*} setting of the endpoint (the read limits: {@link ReadLimits}). */

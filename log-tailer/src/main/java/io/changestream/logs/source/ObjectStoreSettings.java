@@ -34,10 +34,10 @@ public record ObjectStoreSettings(URI endpoint, String region, String bucket, St
             .doc("object-storage backend, enabled when set: the bucket of the platform's layout");
     public static final Setting<String> PREFIX = Setting.string("s3.prefix").defaultsTo("pipeline-logs")
             .doc("key prefix, as the platform's prefix");
-    public static final Setting<URI> ENDPOINT = UrlSetting.http("s3.endpoint")
+    public static final Setting<URI> ENDPOINT = Setting.httpUrl("s3.endpoint")
             .doc("S3-compatible endpoint; none = AWS for the region");
     public static final Setting<String> REGION = Setting.string("s3.region").defaultsTo("us-east-1")
-            .check(r -> !r.isBlank(), "must not be blank").doc("region");
+            .notBlank().doc("region");
     public static final Setting<Boolean> PATH_STYLE = Setting.bool("s3.pathStyle").defaultsTo(false)
             .doc("path-style addressing (MinIO and most compatibles need true)");
     public static final Setting<String> ACCESS_KEY_ID = Setting.string("s3.accessKeyId")
@@ -45,7 +45,7 @@ public record ObjectStoreSettings(URI endpoint, String region, String bucket, St
     public static final Setting<String> SECRET_ACCESS_KEY = Setting.string("s3.secretAccessKey").secret()
             .doc("the secret of s3.accessKeyId");
     public static final Setting<Duration> TIMEOUT = Setting.millis("s3.timeoutMillis")
-            .defaultsTo(Duration.ofMillis(5000)).check(t -> t.toMillis() > 0, "must be > 0")
+            .defaultsTo(Duration.ofMillis(5000)).positive()
             .doc("one S3 call's whole time, retries included");
 
     /** Every {@code s3.*} setting of the layout and the connection (the read limits: {@link ReadLimits}). */

@@ -78,17 +78,17 @@ public record ReadLimits(String kind, int maxActiveRuns, int maxConcurrentReads,
     }
 
     private static Setting<Integer> maxActiveRuns(String kind, int runs) {
-        return Setting.integer(kind + ".maxActiveRuns").defaultsTo(runs).check(n -> n > 0, "must be > 0")
+        return Setting.integer(kind + ".maxActiveRuns").defaultsTo(runs).positive()
                 .doc("runs polled from that backend at once; a stream needing one more gets an error");
     }
 
     private static Setting<Integer> maxConcurrentReads(String kind, int reads) {
-        return Setting.integer(kind + ".maxConcurrentReads").defaultsTo(reads).check(n -> n > 0, "must be > 0")
+        return Setting.integer(kind + ".maxConcurrentReads").defaultsTo(reads).positive()
                 .doc("calls in flight to that backend at once, over all its runs and paging requests");
     }
 
     private static Setting<Long> maxResponseBytes(String kind, long bytes) {
-        return Setting.number(kind + ".maxResponseBytes").defaultsTo(bytes).check(n -> n > 0, "must be > 0")
+        return Setting.number(kind + ".maxResponseBytes").defaultsTo(bytes).positive()
                 .doc("the most bytes read of one answer");
     }
 }

@@ -55,6 +55,6 @@ class CallerQuotasTest {
     @Test
     void everyLimitMustBePositiveNamingTheSetting() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new CallerLimits(1, 0, 1, 1));
-        assertEquals("limits.maxRunsPerToken must be > 0, was 0", e.getMessage());
+        assertEquals("limits.maxRunsPerToken must be positive, was 0", e.getMessage());
     }
 }

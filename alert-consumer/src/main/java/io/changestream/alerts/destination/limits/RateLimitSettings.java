@@ -14,7 +14,8 @@ import java.util.Objects;
  * overridden per destination by its {@code config.rateLimit}. Immutable.
  *
  * @param defaults        the limit of each type; a type not in the map is not limited
- * @param maxWait         {@link #MAX_WAIT}: longest wait handed out for a reserved slot; a request that would wait longer is told to come back after it, unreserved
+ * @param maxWait         {@link #MAX_WAIT}: longest wait handed out for a reserved slot; a request that would wait
+ *                        longer is told to come back after it, unreserved
  * @param maxDestinations {@link #MAX_DESTINATIONS} (the least recently used is dropped)
  * @param maxReservations reserved slots per destination (default 10,000)
  */
