@@ -11,6 +11,7 @@ import io.changestream.topics.TopicCatalog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -434,11 +435,14 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
             return new Backoff(s.get(INITIAL_MS), s.get(MAX_MS), s.get(JITTER_PERCENT));
         }
 
-        /** The wait before attempt {@code attempt} (1 = first retry); {@code random} in [0, 1). */
+        /**
+         * The wait before attempt {@code attempt} (1 = first retry): doubling from {@code initialMs} up to
+         * {@code maxMs}, shortened by up to {@code jitterPercent} % ({@code random} in [0, 1)); the runtime's
+         * {@link io.changestream.runtime.Backoff}.
+         */
         public long delayMs(int attempt, double random) {
-            int doublings = Math.max(0, Math.min(attempt - 1, 62));
-            long base = initialMs > (maxMs >> doublings) ? maxMs : Math.min(maxMs, initialMs << doublings);
-            return base - (long) (base * (jitterPercent / 100.0) * random);
+            return new io.changestream.runtime.Backoff(Duration.ofMillis(initialMs), Duration.ofMillis(maxMs), 2.0,
+                    jitterPercent / 100.0).shortenedMillis(attempt, random);
         }
     }
 

@@ -40,6 +40,16 @@ public final class Backoff {
         return Math.max(0, Math.min(maxMillis, Math.round(capped * spread)));
     }
 
+    /**
+     * The delay in milliseconds after failed attempt number {@code attempt} (1-based), shortened by a random part of up
+     * to {@code jitter} of it ({@code random} in [0, 1)): never above the capped wait, so a cap stays a cap — the
+     * cdc-connector's restarts, where instances must not retry in step but never wait longer than configured.
+     */
+    public long shortenedMillis(int attempt, double random) {
+        double capped = capped(attempt);
+        return Math.max(0, Math.round(capped - capped * jitter * random));
+    }
+
     /** {@code min(max, initial * multiplier^(attempt-1))} in milliseconds, before jitter. */
     private double capped(int attempt) {
         return Math.min(initialMillis * Math.pow(multiplier, Math.max(0, attempt - 1)), maxMillis);

@@ -1,22 +1,24 @@
 package io.changestream.logs;
 
-import io.changestream.logs.source.ChangeWatch;
 import io.changestream.logs.engine.ChunkPublisher;
 import io.changestream.logs.engine.LogMetrics;
 import io.changestream.logs.engine.Replayer;
 import io.changestream.logs.engine.RunStateView;
 import io.changestream.logs.engine.TailerManager;
 import io.changestream.logs.engine.Ticker;
-import io.changestream.logs.http.BearerAuth;
 import io.changestream.logs.http.LogsApiServlet;
 import io.changestream.logs.http.PipelineRegistry;
 import io.changestream.logs.kafka.KafkaChunkPublisher;
 import io.changestream.logs.kafka.KafkaReplayer;
 import io.changestream.logs.kafka.KafkaViews;
 import io.changestream.logs.limits.CallerQuotas;
+import io.changestream.logs.source.ChangeWatch;
 import io.changestream.logs.source.SourceResolver;
 import io.changestream.logs.source.StorageWatcher;
 import io.changestream.topics.TopicCatalog;
+import io.changestream.web.BearerTokens;
+import io.changestream.web.Health;
+import io.changestream.web.HealthEndpoints;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -106,7 +108,7 @@ public final class LogTailerServer implements AutoCloseable {
         closeables.add(sources);
         PipelineRegistry pipelines = new PipelineRegistry(config.pipelineIds(), config.knownPipelines(), sources,
                 states);
-        LogsApiServlet api = new LogsApiServlet(new BearerAuth(config.authTokens()), pipelines, sources, manager,
+        LogsApiServlet api = new LogsApiServlet(new BearerTokens(config.authTokens()), pipelines, sources, manager,
                 new CallerQuotas(config.callerLimits()));
         byte[] page = resource("/ui/logs.html");
         app = Javalin.create(cfg -> {
@@ -125,13 +127,8 @@ public final class LogTailerServer implements AutoCloseable {
                 holder.setAsyncSupported(true);
                 handler.addServlet(holder, LogsApiServlet.PATH + "/*");
             });
-            cfg.routes.get("/health/live", ctx -> ctx.json(java.util.Map.of("status", "UP")));
-            cfg.routes.get("/health/ready", ctx -> {
-                boolean ready = views == null || views.ready();
-                ctx.status(ready ? 200 : 503).json(java.util.Map.of("status", ready ? "UP" : "DOWN"));
-            });
-            cfg.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                    .result(registry.scrape()));
+            HealthEndpoints.install(cfg, () -> Health.UP, () -> Health.of(views == null || views.ready(),
+                    "the run-state views are restoring from Kafka"), registry);
             cfg.routes.get("/ui/logs.html", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
         });
         closeables.add(0, app::stop);

@@ -1,7 +1,7 @@
 package io.changestream.alerts.destination;
 
+import io.changestream.runtime.Stages;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
@@ -31,7 +31,7 @@ public final class Cancellation {
         AtomicReference<CompletableFuture<?>> current = new AtomicReference<>(first.toCompletableFuture());
         first.whenComplete((a, error) -> {
             if (error != null) {
-                out.completeExceptionally(unwrap(error));
+                out.completeExceptionally(Stages.unwrap(error));
                 return;
             }
             if (out.isDone()) {
@@ -137,7 +137,7 @@ public final class Cancellation {
     static <T> void complete(CompletionStage<? extends T> from, CompletableFuture<T> into) {
         from.whenComplete((value, error) -> {
             if (error != null) {
-                into.completeExceptionally(unwrap(error));
+                into.completeExceptionally(Stages.unwrap(error));
             } else {
                 into.complete(value);
             }
@@ -153,10 +153,5 @@ public final class Cancellation {
                 }
             }
         });
-    }
-
-    /** The cause a {@link CompletionException} wraps, else the error itself: what a stage's failure really was. */
-    public static Throwable unwrap(Throwable e) {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.alerts.platform.PlatformDirectory;
 import io.changestream.alerts.platform.PlatformSettings;
 import io.changestream.alerts.platform.PlatformUnavailableException;
+import io.changestream.runtime.Stages;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The platform's REST API as the impact resolver reads it, asynchronously: one GET returns the JSON, null on 404, and
@@ -42,8 +42,7 @@ final class PlatformApi {
         }
         return client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
             if (error != null) {
-                Throwable cause = error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error;
+                Throwable cause = Stages.unwrap(error);
                 throw new PlatformUnavailableException("platform API unreachable at " + settings.url() + " for "
                         + PlatformDirectory.pathOnly(path) + ": " + cause.getClass().getSimpleName());
             }

@@ -1,10 +1,10 @@
 package io.changestream.alerts.ledger;
 
+import io.changestream.runtime.Stages;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -119,8 +119,7 @@ public final class ProducerAcks {
         return send(producer, record).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .handleAsync((metadata, error) -> {
                     if (error != null) {
-                        throw notAcked.apply(error instanceof CompletionException && error.getCause() != null
-                                ? error.getCause() : error);
+                        throw notAcked.apply(Stages.unwrap(error));
                     }
                     return metadata;
                 }, CONTINUATIONS);

@@ -1,19 +1,19 @@
 package io.changestream.alerts.pipeline;
 
-import io.changestream.alerts.metrics.AlertMeter;
-import io.changestream.alerts.delivery.DeadLetterWriter;
-import io.changestream.alerts.delivery.DestinationGroup;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.delivery.DeliveryDecision;
-import io.changestream.alerts.destination.Cancellation;
+import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.destination.DeliveryRequest;
 import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.Patience;
 import io.changestream.alerts.destination.lineage.RunEvents;
 import io.changestream.alerts.digest.DigestCollector;
+import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.ledger.LedgerRecords;
+import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.Event;
 import io.changestream.runtime.Failure;
@@ -21,7 +21,7 @@ import io.changestream.runtime.FailureHandler;
 import io.changestream.runtime.Outcome;
 import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RetryLaterException;
-import io.changestream.alerts.filter.ActiveSubscription;
+import io.changestream.runtime.Stages;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
@@ -308,7 +308,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                     return markAttempting(at, group);
                 }))
                 .exceptionally(e -> {
-                    if (Cancellation.unwrap(e) instanceof CancellationException) {
+                    if (Stages.unwrap(e) instanceof CancellationException) {
                         return DeliveryResult.retry(null, "cancelled: partition released");
                     }
                     throw e instanceof CompletionException c ? c : new CompletionException(e);

@@ -1,10 +1,10 @@
 package io.changestream.alerts.retry;
 
 import io.changestream.alerts.metrics.AlertMeter;
-import io.changestream.alerts.destination.Cancellation;
 import io.changestream.runtime.RetryLaterException;
 import io.changestream.runtime.RuntimeState;
 import io.changestream.runtime.RuntimeStatus;
+import io.changestream.runtime.Stages;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -310,7 +310,7 @@ final class RetryLoop implements AutoCloseable {
             }
             RetryProcessor.Step next;
             try {
-                next = error == null ? s : failed(q.partition(), h, Cancellation.unwrap(error));
+                next = error == null ? s : failed(q.partition(), h, Stages.unwrap(error));
             } catch (RuntimeException e) {
                 next = new RetryProcessor.Step(false, clock.millis() + settings.recheckInterval().toMillis(), "error");
             }

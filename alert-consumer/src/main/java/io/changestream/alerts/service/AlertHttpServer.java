@@ -7,15 +7,14 @@ import io.changestream.alerts.destination.Redaction;
 import io.changestream.alerts.diagnostics.DiagnosticsRoutes;
 import io.changestream.alerts.ledger.DeliveryLedger;
 import io.changestream.alerts.pipeline.DeliverySummary;
-import io.changestream.runtime.RuntimeStatus;
 import io.changestream.alerts.subscription.SubscriptionRoutes;
+import io.changestream.runtime.RuntimeStatus;
 import io.changestream.topics.serde.Json;
+import io.changestream.web.Health;
+import io.changestream.web.HealthEndpoints;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import io.javalin.http.Handler;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.OptionalLong;
 
 /**
@@ -33,30 +32,21 @@ final class AlertHttpServer implements AutoCloseable {
     private final Javalin app;
     private final AlertService service;
     private final ObjectMapper mapper = Json.mapper();
-    private final byte[] expectedAuthorization;
 
     AlertHttpServer(AlertServiceConfig config, PrometheusMeterRegistry registry, AlertService service,
                     SubscriptionRoutes subscriptionRoutes, DiagnosticsRoutes diagnosticsRoutes) {
         this.service = service;
-        this.expectedAuthorization = ("Bearer " + config.admin().bearerToken()).getBytes(StandardCharsets.UTF_8);
         this.app = Javalin.create(c -> {
             c.startup.showJavalinBanner = false;
             c.startup.showOldJavalinVersionWarning = false;
             c.jetty.host = config.httpHost();
             c.jetty.port = config.httpPort();
-            c.routes.get("/health/live", ctx -> {
-                boolean live = service.live();
-                ctx.status(live ? 200 : 503).result(live ? "live" : "not live: " + service.liveness());
-            });
-            c.routes.get("/health/ready", ctx -> {
-                boolean ready = service.ready();
-                ctx.status(ready ? 200 : 503).result(ready ? "ready" : "not ready: " + service.readiness());
-            });
-            c.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                    .result(registry.scrape()));
-            c.routes.get(RUNTIME_STATUS, guarded(this::runtimeStatus));
-            c.routes.get(SubscriptionRoutes.BASE + "/{id}/summary", guarded(this::summary));
-            c.routes.post(io.changestream.alerts.retry.RetryRoutes.RESUME, guarded(service.retryRoutes().resume()));
+            HealthEndpoints.install(c, () -> Health.of(service.live(), service.liveness()),
+                    () -> Health.of(service.ready(), service.readiness()), registry);
+            c.routes.get(RUNTIME_STATUS, subscriptionRoutes.guarded(this::runtimeStatus));
+            c.routes.get(SubscriptionRoutes.BASE + "/{id}/summary", subscriptionRoutes.guarded(this::summary));
+            c.routes.post(io.changestream.alerts.retry.RetryRoutes.RESUME,
+                    subscriptionRoutes.guarded(service.retryRoutes().resume()));
             diagnosticsRoutes.register(c.routes, subscriptionRoutes::guarded); // before /{id}: /listAllFailedEvents
             subscriptionRoutes.install(c); // the body limit and the one error mapper of every route
         });
@@ -68,20 +58,6 @@ final class AlertHttpServer implements AutoCloseable {
 
     int port() {
         return app.port();
-    }
-
-    private Handler guarded(Handler handler) {
-        return ctx -> {
-            String authorization = ctx.header("Authorization");
-            if (authorization == null || !MessageDigest.isEqual(expectedAuthorization,
-                    authorization.getBytes(StandardCharsets.UTF_8))) {
-                ctx.header("WWW-Authenticate", "Bearer");
-                ctx.status(401).contentType("application/json")
-                        .result("{\"code\":401,\"message\":\"a valid bearer token is required\"}");
-                return;
-            }
-            handler.handle(ctx);
-        };
     }
 
     private void summary(Context ctx) throws Exception {

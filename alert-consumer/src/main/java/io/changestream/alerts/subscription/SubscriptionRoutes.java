@@ -8,12 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.destination.Secrets;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.serde.Json;
+import io.changestream.web.BearerTokens;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.router.JavalinDefaultRoutingApi;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Objects;
 
 /**
@@ -37,7 +36,7 @@ public final class SubscriptionRoutes {
     private final AdminApiSettings settings;
     private final DeliveryStatuses statuses;
     private final ObjectMapper mapper = Json.mapper();
-    private final byte[] expectedAuthorization;
+    private final BearerTokens tokens;
 
     /**
      * @param statuses delivery status for {@code GET …/{id}/status}, or null to leave that route out
@@ -46,7 +45,7 @@ public final class SubscriptionRoutes {
         this.service = Objects.requireNonNull(service, "service");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.statuses = statuses;
-        this.expectedAuthorization = ("Bearer " + settings.bearerToken()).getBytes(StandardCharsets.UTF_8);
+        this.tokens = BearerTokens.of(settings.bearerToken());
     }
 
     /** Registers the routes and {@link ApiErrors} (the body limit, the error mapper) on a Javalin 7 config. */
@@ -101,10 +100,8 @@ public final class SubscriptionRoutes {
     /** {@code handler} behind the admin API's bearer token (401 without it); other routes of the API use it too. */
     public Handler guarded(Handler handler) {
         return ctx -> {
-            String authorization = ctx.header("Authorization");
-            if (authorization == null || !MessageDigest.isEqual(expectedAuthorization,
-                    authorization.getBytes(StandardCharsets.UTF_8))) {
-                ctx.header("WWW-Authenticate", "Bearer");
+            if (!tokens.allows(ctx.header("Authorization"))) {
+                ctx.header("WWW-Authenticate", BearerTokens.CHALLENGE);
                 error(ctx, 401, "a valid bearer token is required");
                 return;
             }

@@ -4,16 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.runtime.metrics.RuntimeMeter;
+import io.changestream.testkit.ShippedMetricNames;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +22,6 @@ import org.junit.jupiter.api.Test;
  */
 public class MeterCatalogueTest {
 
-    private static final Path OPS = Path.of("..", "ops");
     private static final Pattern METRIC = Pattern.compile("changestream_(?:alert|subscriptions|runtime)[a-z0-9_]*");
 
     /** The help of every Prometheus family an {@link AlertMeter} can show as (a timer's buckets and max …). */
@@ -60,24 +56,9 @@ public class MeterCatalogueTest {
     @Test
     void everyMetricTheRulesAndTheDashboardNameIsCatalogued() throws IOException {
         Set<String> known = families();
-        Set<String> unknown = new TreeSet<>();
-        int seen = 0;
-        for (Path file : List.of(OPS.resolve("prometheus/rules.yml"), OPS.resolve("prometheus/rules.test.yml"),
-                OPS.resolve("grafana/dashboards/changestream.json"))) {
-            Matcher m = METRIC.matcher(Files.readString(file));
-            while (m.find()) {
-                String name = m.group();
-                if (name.endsWith("_")) {
-                    continue; // a prefix in a name regex ({__name__=~"changestream_runtime_.*"})
-                }
-                seen++;
-                if (!known.contains(name)) {
-                    unknown.add(name + " (" + file.getFileName() + ")");
-                }
-            }
-        }
-        assertTrue(seen > 20, "the rules and the dashboard name changestream metrics: " + seen);
-        assertEquals(Set.of(), unknown, "metrics named by rules or the dashboard that no meter catalogue declares");
+        assertTrue(ShippedMetricNames.named(METRIC).size() > 20, "the rules and the dashboard name changestream metrics");
+        assertEquals(List.of(), ShippedMetricNames.unknown(METRIC, known),
+                "metrics named by rules or the dashboard that no meter catalogue declares");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.changestream.cdc.http;
 
+import io.changestream.web.Health;
+import io.changestream.web.HealthEndpoints;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.function.BooleanSupplier;
@@ -22,16 +24,8 @@ public final class HealthServer implements AutoCloseable {
             config.startup.showOldJavalinVersionWarning = false;
             config.jetty.host = host;
             config.jetty.port = port;
-            config.routes.get("/health/live", ctx -> {
-                boolean isLive = live.getAsBoolean();
-                ctx.status(isLive ? 200 : 503).result(isLive ? "live" : "not live: " + liveFailure.get());
-            });
-            config.routes.get("/health/ready", ctx -> {
-                boolean isReady = ready.getAsBoolean();
-                ctx.status(isReady ? 200 : 503).result(isReady ? "ready" : "not ready: " + status.get());
-            });
-            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                    .result(registry.scrape()));
+            HealthEndpoints.install(config, () -> live.getAsBoolean() ? Health.UP : Health.down(liveFailure.get()),
+                    () -> ready.getAsBoolean() ? Health.UP : Health.down(status.get()), registry);
         });
     }
 

@@ -3,6 +3,7 @@ package io.changestream.runtime.internal;
 import io.changestream.runtime.Failure;
 import io.changestream.runtime.Outcome;
 import io.changestream.runtime.RetryLaterException;
+import io.changestream.runtime.Stages;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -606,16 +606,14 @@ final class LaneLoop<K, V> {
         item.call = stage;
         stage.whenComplete((outcome, thrown) -> {
             if (item.finish()) {
-                completions.add(new Completed<>(item, outcome, unwrap(thrown), System.nanoTime() - start, false));
+                completions.add(new Completed<>(item, outcome, Stages.unwrap(thrown), System.nanoTime() - start,
+                        false));
                 lane.signal(WAKE);
             }
         });
         return Step.RUNNING;
     }
 
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    }
 
     private static void cancel(CompletionStage<Outcome> stage) {
         if (stage == null) {

@@ -2,20 +2,19 @@ package io.changestream.logs.http;
 
 import io.changestream.logs.engine.EventFrames;
 import io.changestream.logs.engine.LogMetrics.Refusal;
-import io.changestream.logs.source.SourceUnavailableException;
 import io.changestream.logs.engine.StreamSettings;
 import io.changestream.logs.engine.TailerManager;
 import io.changestream.logs.engine.Viewer;
+import io.changestream.logs.limits.CallerQuotas;
 import io.changestream.logs.source.LogSource;
 import io.changestream.logs.source.MissingLogException;
 import io.changestream.logs.source.Page;
-import io.changestream.logs.limits.CallerQuotas;
 import io.changestream.logs.source.PathNames;
 import io.changestream.logs.source.ReadLimitException;
 import io.changestream.logs.source.SourceResolver;
+import io.changestream.logs.source.SourceUnavailableException;
+import io.changestream.web.BearerTokens;
 import jakarta.servlet.AsyncContext;
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import org.eclipse.jetty.io.Connection;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -27,6 +26,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.Connection;
 
 /**
  * The platform-compatible log endpoints under {@value #PATH}:
@@ -58,14 +59,14 @@ public final class LogsApiServlet extends HttpServlet {
     private static final int MAX_RUNS = 200;
     private static final String RETRY_AFTER_SECONDS = "5";
 
-    private final transient BearerAuth auth;
+    private final transient BearerTokens auth;
     private final transient PipelineRegistry registry;
     private final transient SourceResolver sources;
     private final transient TailerManager manager;
     private final transient CallerQuotas quotas;
 
     /** The endpoints over these parts; {@code quotas} bounds each caller's streams. */
-    public LogsApiServlet(BearerAuth auth, PipelineRegistry registry, SourceResolver sources, TailerManager manager,
+    public LogsApiServlet(BearerTokens auth, PipelineRegistry registry, SourceResolver sources, TailerManager manager,
                           CallerQuotas quotas) {
         this.auth = auth;
         this.registry = registry;
@@ -89,7 +90,7 @@ public final class LogsApiServlet extends HttpServlet {
 
     private void route(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         if (!auth.allows(req.getHeader("Authorization"))) {
-            resp.setHeader("WWW-Authenticate", "Bearer");
+            resp.setHeader("WWW-Authenticate", BearerTokens.CHALLENGE);
             error(resp, 401, "A valid bearer token is required.");
             return;
         }
@@ -115,7 +116,7 @@ public final class LogsApiServlet extends HttpServlet {
             return;
         }
         String after = blankToNull(req.getParameter("after"));
-        CallerQuotas.Grant grant = quotas.acquire(BearerAuth.token(req.getHeader("Authorization")),
+        CallerQuotas.Grant grant = quotas.acquire(BearerTokens.token(req.getHeader("Authorization")),
                 req.getRemoteAddr(), fqn.get() + "/" + runId);
         if (!grant.granted()) {
             manager.metrics().refused(Refusal.CALLER_LIMIT);
