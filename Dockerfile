@@ -3,6 +3,8 @@
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .
+COPY settings settings
+COPY web web
 COPY testkit testkit
 COPY topics topics
 COPY state-manager state-manager
