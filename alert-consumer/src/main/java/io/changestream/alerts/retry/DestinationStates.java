@@ -3,6 +3,7 @@ package io.changestream.alerts.retry;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.changestream.alerts.view.ViewReader;
 import io.changestream.runtime.RetryLaterException;
 import io.changestream.topics.serde.Json;
 import java.time.Clock;
@@ -12,19 +13,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.ToIntFunction;
-import io.changestream.alerts.subscription.ReaderSupervisor;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,12 +30,11 @@ import org.slf4j.LoggerFactory;
  * Group-wide, durable destination state on the compacted {@code alert-destinations} topic (decision 1120): whether a
  * destination is suspended (by a 410, a failure streak or duration, or by hand) and how far the retry path got with
  * it ({@code handedOff}/{@code drained} per {@code alert-retry} partition: the highest offset handed off / settled for
- * it there, issue 21 item 7). Every
- * instance reads the whole topic on one thread (no consumer group) and applies its own writes at once, so all
- * instances agree and the state survives restarts. Suspensions and resumes are acked writes; progress is published
- * every {@code retry.publishInterval} (newest value per destination). At most {@code retry.maxDestinations}
- * destinations are kept (a suspended one is never dropped; progress of others is, which only makes this instance
- * hand off a little longer). Thread-safe.
+ * it there, issue 21 item 7). Every instance reads the whole topic with one {@link ViewReader} (no consumer group)
+ * and applies its own writes at once, so all instances agree and the state survives restarts. Suspensions and
+ * resumes are acked writes; progress is published every {@code retry.publishInterval} (newest value per destination).
+ * At most {@code retry.maxDestinations} destinations are kept (a suspended one is never dropped; progress of others
+ * is, which only makes this instance hand off a little longer). Thread-safe.
  */
 final class DestinationStates implements AutoCloseable {
 
@@ -166,17 +162,8 @@ final class DestinationStates implements AutoCloseable {
     private final java.util.Queue<String> settledMarks = new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** Per destination and partition, {handedOff, drained, settledAbove changed} not published yet. */
     private final Map<String, Map<Integer, long[]>> unpublished = new ConcurrentHashMap<>();
-    private final Map<String, Object> readerProps;
-    /** The reader of this incarnation: a reader that dies is replaced by its supervisor, resuming at position. */
-    private volatile KafkaConsumer<String, String> reader;
-    private volatile Thread thread;
-    /** The next offset of the state topic to read (kept across the reader's restarts). */
-    private volatile long position;
-    private final ReaderSupervisor supervisor;
-    private final CountDownLatch caughtUp = new CountDownLatch(1);
-    private final java.util.Queue<java.util.concurrent.CompletableFuture<Void>> catchUps =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private volatile boolean closed;
+    /** The reader of the state topic: one that dies is restarted, resuming where it stood. */
+    private final ViewReader<String, String> reader;
 
     /**
      * @param homePartition the {@code alert-retry} partition of a destination by its key: where a progress record
@@ -188,119 +175,46 @@ final class DestinationStates implements AutoCloseable {
         this.producer = producer;
         this.homePartition = homePartition;
         this.clock = clock;
-        Map<String, Object> props = new HashMap<>(kafka);
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-destination-states");
-        this.readerProps = props;
-        this.reader = newReader();
-        this.thread = readerThread();
-        // a reader that dies (one Kafka timeout) is restarted like the service's other topic readers; given up, the
-        // retry path is not live (/health/live)
-        this.supervisor = new ReaderSupervisor("destination-state reader of " + settings.stateTopic(),
-                settings.recheckInterval(), settings.recheckInterval().multipliedBy(30), RESTARTS, this::restart);
+        this.reader = ViewReader.builder("destination-state reader of " + settings.stateTopic(), kafka,
+                        StringDeserializer::new, StringDeserializer::new)
+                .partitions(List.of(new TopicPartition(settings.stateTopic(), 0)))
+                .handler(this::apply)
+                .property(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-destination-states")
+                .threadName(settings.groupId() + "-destination-states")
+                .pollTimeout(Duration.ofMillis(200))
+                // a reader that dies (one Kafka timeout) is restarted like the service's other topic readers; given
+                // up, the retry path is not live (/health/live)
+                .restarts(settings.recheckInterval(), settings.recheckInterval().multipliedBy(30), RESTARTS)
+                .closeTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     /** Consecutive failed restarts of the state reader before it is given up. */
     static final int RESTARTS = 10;
 
-    private KafkaConsumer<String, String> newReader() {
-        return new KafkaConsumer<>(readerProps, new StringDeserializer(), new StringDeserializer());
-    }
-
-    private Thread readerThread() {
-        Thread t = new Thread(this::run, settings.groupId() + "-destination-states");
-        t.setDaemon(true);
-        return t;
-    }
-
-    /** The supervisor's restart: a new reader resuming where the dead one stood. */
-    private void restart() {
-        if (closed) {
-            return;
-        }
-        reader = newReader();
-        thread = readerThread();
-        thread.start();
-    }
-
     /** False once the state reader died and could not be restarted {@value #RESTARTS} times in a row. */
     boolean alive() {
-        return supervisor.alive();
+        return reader.alive();
     }
 
     /** How many times a dead state reader was restarted. */
     long readerRestarts() {
-        return supervisor.restarts();
+        return reader.restarts();
     }
 
     /** Starts the reader and waits (bounded by {@code retry.stateCatchUp}) until it read the topic to its end. */
     void start() {
-        thread.start();
+        reader.start();
+        boolean read;
         try {
-            if (!caughtUp.await(settings.stateCatchUp().toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("destination states (" + settings.stateTopic() + ") not read within "
-                        + "retry.stateCatchUp " + settings.stateCatchUp());
-            }
+            read = reader.awaitCaughtUp(settings.stateCatchUp());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading destination states", e);
         }
-    }
-
-    private void run() {
-        KafkaConsumer<String, String> reader = this.reader;
-        try {
-            TopicPartition tp = new TopicPartition(settings.stateTopic(), 0);
-            reader.assign(List.of(tp));
-            if (position == 0) {
-                reader.seekToBeginning(List.of(tp));
-            } else {
-                reader.seek(tp, position); // a restarted reader resumes where the dead one stood
-            }
-            long end = reader.endOffsets(List.of(tp)).get(tp);
-            if (end == 0 || position >= end) {
-                caughtUp.countDown();
-                supervisor.fresh();
-            }
-            List<java.util.concurrent.CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
-            long target = end;
-            boolean fresh = false;
-            while (!closed) {
-                for (java.util.concurrent.CompletableFuture<Void> f; (f = catchUps.poll()) != null; ) {
-                    target = waiting.isEmpty() ? reader.endOffsets(List.of(tp)).get(tp)
-                            : Math.max(target, reader.endOffsets(List.of(tp)).get(tp));
-                    waiting.add(f);
-                }
-                for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(waiting.isEmpty() ? 200 : 20))) {
-                    apply(r);
-                }
-                long at = reader.position(tp);
-                position = at;
-                if (at >= end && !fresh) {
-                    caughtUp.countDown();
-                    supervisor.fresh(); // it caught up: its next death counts as the first in a row
-                    fresh = true;
-                }
-                if (!waiting.isEmpty() && at >= target) {
-                    waiting.forEach(f -> f.complete(null));
-                    waiting.clear();
-                }
-            }
-        } catch (WakeupException e) {
-            if (!closed) {
-                LOG.error("destination state reader woken up unexpectedly", e);
-                supervisor.exited(e);
-            }
-        } catch (RuntimeException e) {
-            if (!closed) {
-                LOG.warn("destination state reader stopped (suspensions made elsewhere are not seen here until it "
-                        + "is restarted): {}", e.toString());
-                supervisor.exited(e);
-            }
-        } finally {
-            reader.close(Duration.ofSeconds(2));
+        if (!read) {
+            throw new IllegalStateException("destination states (" + settings.stateTopic() + ") not read within "
+                    + "retry.stateCatchUp " + settings.stateCatchUp());
         }
     }
 
@@ -496,18 +410,13 @@ final class DestinationStates implements AutoCloseable {
      * new owner of retry partitions knows what the previous one settled. Returns false when it could not in time.
      */
     boolean awaitCurrent() {
-        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
-        catchUps.add(done);
-        try {
-            done.get(settings.stateCatchUp().toMillis(), TimeUnit.MILLISECONDS);
+        if (reader.awaitCurrent(settings.stateCatchUp())) {
             return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("destination states not read to their end within retry.stateCatchUp {}", settings.stateCatchUp());
-            return false;
         }
+        if (!Thread.currentThread().isInterrupted()) {
+            LOG.warn("destination states not read to their end within retry.stateCatchUp {}", settings.stateCatchUp());
+        }
+        return false;
     }
 
     /** Sends the newest progress of each destination (not waiting for acks), then the marks it settled go. */
@@ -585,13 +494,6 @@ final class DestinationStates implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
-        supervisor.close();
-        reader.wakeup();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        reader.close();
     }
 }

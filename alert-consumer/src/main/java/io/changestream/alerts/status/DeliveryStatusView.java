@@ -4,7 +4,7 @@ import io.changestream.alerts.ledger.LedgerRecords;
 import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.subscription.DeliveryStatuses;
 import io.changestream.alerts.subscription.DestinationStatus;
-import io.changestream.alerts.subscription.ReaderSupervisor;
+import io.changestream.alerts.view.ViewReader;
 import io.changestream.topics.model.DeliveryRecord;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.model.FailedEvent;
@@ -23,25 +23,18 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Group-wide, durable delivery status, a read-only view of {@code alert-ledger} and {@code alert-dlq}: one reader
- * thread (a plain consumer without a group, every partition assigned, read from the beginning — decision 1351) folds
- * the records into counts per (subscription, destination), so every instance of a group answers the same numbers,
- * also after a restart. What counts, per destination:
+ * Group-wide, durable delivery status, a read-only view of {@code alert-ledger} and {@code alert-dlq}: one
+ * {@link ViewReader} (a plain consumer without a group, every partition assigned, read from the beginning — decisions
+ * 1351, 2702) folds the records into counts per (subscription, destination), so every instance of a group answers
+ * the same numbers, also after a restart. What counts, per destination:
  * <ul>
  *   <li>{@code delivered}: unique notifications whose pair the ledger settled {@code DELIVERED} (this group's
  *       records only; a pair record covers every destination of the subscription), less those skipped for this
@@ -63,9 +56,9 @@ import org.slf4j.LoggerFactory;
  * {@code status.dedupeEntries} seen; at most {@code status.maxEntries} (subscription, destination) entries are
  * kept. {@link #current} waits (bounded by {@code status.catchUp}) until the reader has passed the topics' end
  * offsets as of the call, so an answer includes every settlement acknowledged before the request. A reader that
- * fails (a Kafka timeout, a lost broker) is restarted by a {@link ReaderSupervisor} ({@code status.restartBackoff},
- * {@code status.restartMaxBackoff}) with a new consumer that resumes where it stood; after {@code status.maxRestarts}
- * failures in a row it is given up and {@link #alive()} is false ({@code /health/live}). Thread-safe.
+ * fails (a Kafka timeout, a lost broker) is restarted ({@code status.restartBackoff}, {@code status.restartMaxBackoff})
+ * with a new consumer that resumes where it stood; after {@code status.maxRestarts} failures in a row it is given up
+ * and {@link #alive()} is false ({@code /health/live}). Thread-safe.
  */
 public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable {
 
@@ -91,11 +84,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     }
 
     private final StatusSettings settings;
-    private final Map<String, Object> kafka;
-    private volatile KafkaConsumer<String, byte[]> consumer;
-    /** Next offset to read per partition (reader thread; a restarted reader resumes there). */
-    private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
-    private final ReaderSupervisor supervisor;
+    private final ViewReader<String, byte[]> reader;
     /** The ledger writer of this instance, whose batches are counted from their acks ({@link #applyOwn}). */
     private volatile String ownWriter;
     private final JsonSerde<FailedEvent> dlqSerde = Serdes.failedEvent();
@@ -104,21 +93,26 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     /** SKIPPED group records (pair key → group keys) waiting for their pair's DELIVERED record. */
     private final LinkedHashMap<String, Set<String>> pendingSkips;
     private final Object lock = new Object();
-    private final AtomicLong wanted = new AtomicLong();
-    private long served;
     private int entries;
     private boolean full;
     private long skipped;
-    private volatile Thread reader;
     private volatile boolean closed;
 
     private DeliveryStatusView(StatusSettings settings, Map<String, Object> kafka) {
         this.settings = settings;
-        this.kafka = Map.copyOf(kafka);
-        this.consumer = newConsumer();
-        this.supervisor = new ReaderSupervisor("status view reader of " + settings.ledgerTopic() + " and "
-                + settings.dlqTopic(), settings.restartBackoff(), settings.restartMaxBackoff(),
-                settings.maxRestarts(), this::restart);
+        this.reader = ViewReader.builder("status view reader of " + settings.ledgerTopic() + " and "
+                        + settings.dlqTopic(), kafka, StringDeserializer::new, ByteArrayDeserializer::new)
+                .topics(List.of(settings.ledgerTopic(), settings.dlqTopic()))
+                .handler(this::fold)
+                .property(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-status")
+                .property(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
+                .property(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false) // a read-only view creates no topic
+                .threadName(settings.groupId() + "-status-view")
+                .pollTimeout(POLL)
+                .openTimeout(Duration.ofSeconds(30))
+                .restarts(settings.restartBackoff(), settings.restartMaxBackoff(), settings.maxRestarts())
+                .start(ViewReader.Start.OPEN_FIRST) // start fails when a topic does not exist
+                .build();
         int dedupe = settings.dedupeEntries();
         this.seen = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
@@ -134,69 +128,6 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
         };
     }
 
-    private KafkaConsumer<String, byte[]> newConsumer() {
-        Map<String, Object> props = new HashMap<>(kafka);
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-status");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"); // out of range (retention): skip nothing
-        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // a read-only view creates no topic
-        return new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-    }
-
-    /** Assigns every partition of both topics, each at its saved position or from the beginning. */
-    private void assign(KafkaConsumer<String, byte[]> c) {
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (String topic : List.of(settings.ledgerTopic(), settings.dlqTopic())) {
-            List<PartitionInfo> found = c.partitionsFor(topic, Duration.ofSeconds(30));
-            if (found == null || found.isEmpty()) { // Kafka answers an unknown topic with no partitions
-                throw new IllegalStateException("topic " + topic + " has no partitions (not created, or deleted)");
-            }
-            for (PartitionInfo p : found) {
-                partitions.add(new TopicPartition(topic, p.partition()));
-            }
-        }
-        c.assign(partitions);
-        Map<TopicPartition, Long> ends = positions.isEmpty() ? Map.of() : c.endOffsets(partitions);
-        List<TopicPartition> fresh = new ArrayList<>();
-        for (TopicPartition tp : partitions) {
-            Long at = positions.get(tp);
-            if (at == null || at > ends.getOrDefault(tp, Long.MAX_VALUE)) { // new, or its log was cut or recreated
-                positions.remove(tp);
-                fresh.add(tp);
-            } else {
-                c.seek(tp, at);
-            }
-        }
-        c.seekToBeginning(fresh);
-    }
-
-    private void startReader() {
-        KafkaConsumer<String, byte[]> c = consumer;
-        Thread t = new Thread(() -> run(c), settings.groupId() + "-status-view");
-        t.setDaemon(true);
-        reader = t;
-        t.start();
-    }
-
-    /** The supervisor's restart: a new consumer resumes at the saved positions and catches up (issue 21). */
-    private synchronized void restart() {
-        if (closed) {
-            return;
-        }
-        KafkaConsumer<String, byte[]> next = newConsumer();
-        try {
-            assign(next);
-        } catch (RuntimeException e) {
-            next.close(Duration.ofSeconds(5));
-            throw e;
-        }
-        consumer = next;
-        wanted.incrementAndGet(); // it proves itself by reaching the ends
-        startReader();
-    }
-
     /**
      * Starts the reader over every partition of both topics, from the beginning.
      *
@@ -205,81 +136,27 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
     public static DeliveryStatusView start(StatusSettings settings, Map<String, Object> kafka) {
         DeliveryStatusView view = new DeliveryStatusView(Objects.requireNonNull(settings, "settings"), kafka);
         try {
-            view.assign(view.consumer);
+            view.reader.start();
         } catch (RuntimeException e) {
             view.close();
             throw e;
         }
-        view.wanted.incrementAndGet(); // the first catch-up: everything there at start
-        view.startReader();
         return view;
-    }
-
-    /**
-     * The reader loop over {@code consumer}. Any failure (a Kafka timeout reading the end offsets, a lost broker)
-     * ends this reader; the {@link ReaderSupervisor} starts another that resumes at {@link #positions}.
-     */
-    private void run(KafkaConsumer<String, byte[]> consumer) {
-        Map<TopicPartition, Long> target = null;
-        long targetTicket = 0;
-        RuntimeException failure = null;
-        try {
-            while (!closed) {
-                long ticket = wanted.get();
-                if (target == null && ticket > served) {
-                    target = consumer.endOffsets(consumer.assignment());
-                    targetTicket = ticket;
-                }
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
-                    fold(r);
-                    positions.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
-                }
-                if (target != null && reached(consumer, target)) {
-                    synchronized (lock) {
-                        served = targetTicket;
-                        lock.notifyAll();
-                    }
-                    target = null;
-                    supervisor.fresh();
-                }
-            }
-        } catch (WakeupException e) {
-            if (!closed) {
-                failure = e;
-            }
-        } catch (RuntimeException e) {
-            failure = e;
-        } finally {
-            consumer.close(Duration.ofSeconds(5));
-        }
-        if (failure != null) {
-            LOG.warn("status view reader stopped; /status says current=false until it is restarted", failure);
-            supervisor.exited(failure);
-        }
     }
 
     /** False once the reader could not be restarted ({@code status.maxRestarts}): {@code /health/live}. */
     public boolean alive() {
-        return supervisor.alive();
+        return reader.alive();
     }
 
     /** Why not alive, for {@code /health/live}; null while alive. */
     public String health() {
-        return supervisor.health();
+        return reader.health();
     }
 
     /** How many times a dead reader was restarted. */
     public long readerRestarts() {
-        return supervisor.restarts();
-    }
-
-    private static boolean reached(KafkaConsumer<String, byte[]> consumer, Map<TopicPartition, Long> target) {
-        for (Map.Entry<TopicPartition, Long> e : target.entrySet()) {
-            if (consumer.position(e.getKey()) < e.getValue()) {
-                return false;
-            }
-        }
-        return true;
+        return reader.restarts();
     }
 
     /**
@@ -413,26 +290,7 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
 
     @Override
     public boolean current() {
-        if (closed || !reader.isAlive()) {
-            return false;
-        }
-        long ticket = wanted.incrementAndGet();
-        long deadline = System.nanoTime() + settings.catchUp().toNanos();
-        synchronized (lock) {
-            while (served < ticket) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(lock, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
+        return !closed && reader.running() && reader.awaitCurrent(settings.catchUp());
     }
 
     @Override
@@ -515,21 +373,6 @@ public final class DeliveryStatusView implements DeliveryStatuses, AutoCloseable
             }
             closed = true;
         }
-        supervisor.close();
-        Thread t = reader;
-        if (t == null) {
-            consumer.close(Duration.ofSeconds(5)); // never started
-            return;
-        }
-        try {
-            consumer.wakeup();
-        } catch (RuntimeException e) {
-            LOG.debug("status view reader already stopped", e);
-        }
-        try {
-            t.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        reader.close();
     }
 }

@@ -5,6 +5,7 @@ import io.changestream.alerts.filter.ActiveSubscription;
 import io.changestream.alerts.filter.FilterException;
 import io.changestream.alerts.filter.FilterSettings;
 import io.changestream.alerts.filter.SubscriptionFilter;
+import io.changestream.alerts.view.ViewReader;
 import io.changestream.topics.model.EventSubscription;
 import io.changestream.topics.serde.JsonSerde;
 import io.changestream.topics.serde.Serdes;
@@ -20,27 +21,34 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The subscriptions of the service, stored in the compacted {@code subscriptions} topic (key = id, tombstone =
- * delete) and read back into an in-memory, read-only view by one {@link SubscriptionReaderLoop} thread, so every
- * instance sees every change within about one poll ({@link SubscriptionStoreSettings#pollTimeout()}). A reader
- * that dies is restarted with backoff and resumes where the view stands; {@link #healthy()} (readiness) is false
- * while the view is stale, {@link #alive()} (liveness) false once the reader is given up, and
- * {@link SubscriptionViewGate} pauses processing while the view is older than {@code subscriptions.maxStaleness}.
+ * delete) and read back into an in-memory, read-only view by one {@link ViewReader} (no consumer group: every
+ * partition assigned), so every instance sees every change within about one poll
+ * ({@link SubscriptionStoreSettings#pollTimeout()}). After it has read to the end once, the reader asks the broker for
+ * the end offsets about every quarter of {@code subscriptions.staleAfter} and the view is fresh when it holds them —
+ * so a reader cut off from the broker leaves the view ageing rather than looking current. A reader that dies is
+ * restarted with backoff and resumes where the view stands (one that dies before the first catch-up fails
+ * {@link #start} instead); {@link #healthy()} (readiness) is false while the view is stale, {@link #alive()}
+ * (liveness) false once the reader is given up, and {@link SubscriptionViewGate} pauses processing while the view is
+ * older than {@code subscriptions.maxStaleness}.
  *
  * <p>Reads ({@link #get}, {@link #byName}, {@link #list}) are lock-free and may be called from any thread (the
  * runtime's processors). Writes are called by the REST threads; each waits for the broker's ack and then until the
@@ -56,12 +64,8 @@ public final class SubscriptionStore implements AutoCloseable {
     private final FilterSettings filterSettings;
     private final JsonSerde<EventSubscription> serde = Serdes.eventSubscription();
     private final KafkaProducer<String, String> producer;
-    private final Clock clock;
     private final ViewProgress progress;
-    private final CountDownLatch started = new CountDownLatch(1);
-    private final ReaderSupervisor supervisor;
-    private volatile SubscriptionReaderLoop reader;
-    private volatile Throwable startupFailure;
+    private final ViewReader<String, String> reader;
     private volatile boolean closed;
     private final Map<String, ActiveSubscription> byId = new ConcurrentHashMap<>();
     private final Map<String, String> nameOwner = new ConcurrentHashMap<>();
@@ -72,7 +76,6 @@ public final class SubscriptionStore implements AutoCloseable {
     private SubscriptionStore(SubscriptionStoreSettings settings, FilterSettings filterSettings, Clock clock) {
         this.settings = settings;
         this.filterSettings = filterSettings;
-        this.clock = clock;
         this.progress = new ViewProgress(clock);
         Map<String, Object> producerProps = new HashMap<>(settings.kafka());
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -83,50 +86,32 @@ public final class SubscriptionStore implements AutoCloseable {
         producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, settings.writeTimeout().toMillis());
         this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer());
         SubscriptionStoreSettings.ReaderHealth health = settings.health();
-        this.supervisor = new ReaderSupervisor("subscriptions reader of " + settings.topic(),
-                health.restartBackoff(), health.restartMaxBackoff(), health.maxRestarts(), this::restartReader);
-        this.reader = newReader();
-    }
+        this.reader = ViewReader.builder("subscriptions reader of " + settings.topic(), settings.kafka(),
+                        StringDeserializer::new, StringDeserializer::new)
+                .topics(List.of(settings.topic()))
+                .property(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false)
+                .handler(new ViewReader.Handler<>() {
+                    @Override
+                    public void apply(ConsumerRecord<String, String> r) {
+                        applyRecord(r.key(), r.value(), r.offset());
+                    }
 
-    private SubscriptionReaderLoop newReader() {
-        return new SubscriptionReaderLoop(settings, this::applyRecord, progress, new SubscriptionReaderLoop.Listener() {
-            @Override
-            public void fresh() {
-                started.countDown();
-                supervisor.fresh();
-            }
-
-            @Override
-            public void exited(Throwable failure) {
-                onReaderExit(failure);
-            }
-        }, clock, "subscriptions-reader");
-    }
-
-    /**
-     * A reader that died is restarted by the {@link ReaderSupervisor} (backoff from {@code restartBackoff}, doubled
-     * up to {@code restartMaxBackoff}; given up after {@code maxRestarts} consecutive failures: {@link #alive()}
-     * false). One that dies before the first catch-up fails {@link #start} instead.
-     */
-    private void onReaderExit(Throwable failure) {
-        if (closed || failure == null) {
-            return;
-        }
-        if (!progress.everFresh()) {
-            startupFailure = failure;
-            started.countDown();
-            return;
-        }
-        supervisor.exited(failure);
-    }
-
-    private synchronized void restartReader() {
-        if (closed) {
-            return;
-        }
-        SubscriptionReaderLoop next = newReader();
-        reader = next;
-        next.start();
+                    @Override
+                    public void atEnd() {
+                        progress.markFresh();
+                    }
+                })
+                .threadName("subscriptions-reader")
+                .pollTimeout(settings.pollTimeout())
+                .openTimeout(settings.startupTimeout())
+                .confirmEvery(Duration.ofMillis(Math.max(1, health.staleAfter().toMillis() / 4)))
+                // restarted after restartBackoff, doubled up to restartMaxBackoff; given up after maxRestarts
+                // consecutive failures (alive() false); one that dies before the first catch-up fails start
+                .restarts(health.restartBackoff(), health.restartMaxBackoff(), health.maxRestarts())
+                .start(ViewReader.Start.FAIL_UNTIL_CAUGHT_UP)
+                .clock(clock)
+                .closeTimeout(settings.closeTimeout())
+                .build();
     }
 
     /**
@@ -154,19 +139,20 @@ public final class SubscriptionStore implements AutoCloseable {
     }
 
     private void awaitCaughtUp(Duration timeout) {
+        boolean caughtUp;
         try {
-            if (!started.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new SubscriptionException(503, "did not read " + settings.topic() + " to its end within "
-                        + timeout.toMillis() + " ms (subscriptions.startupTimeout)");
-            }
+            caughtUp = reader.awaitCaughtUp(timeout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SubscriptionException(503, "interrupted while reading " + settings.topic(), e);
-        }
-        Throwable failure = startupFailure;
-        if (failure != null) {
+        } catch (IllegalStateException e) {
+            Throwable failure = e.getCause();
             throw new SubscriptionException(503, "cannot read " + settings.topic() + ": " + failure.getMessage(),
                     failure);
+        }
+        if (!caughtUp) {
+            throw new SubscriptionException(503, "did not read " + settings.topic() + " to its end within "
+                    + timeout.toMillis() + " ms (subscriptions.startupTimeout)");
         }
     }
 
@@ -181,7 +167,7 @@ public final class SubscriptionStore implements AutoCloseable {
 
     /** False once a dead reader could not be restarted ({@code subscriptions.maxRestarts}): {@code /health/live}. */
     public boolean alive() {
-        return supervisor.alive();
+        return reader.alive();
     }
 
     /** Time since the view was last confirmed to hold the whole topic. */
@@ -191,13 +177,13 @@ public final class SubscriptionStore implements AutoCloseable {
 
     /** How many times a dead reader was restarted. */
     public long readerRestarts() {
-        return supervisor.restarts();
+        return reader.restarts();
     }
 
     /** Why not healthy, for {@code /health/ready}. */
     public String health() {
-        if (!supervisor.alive()) {
-            return supervisor.health();
+        if (!reader.alive()) {
+            return reader.health();
         }
         if (!reader.running()) {
             return "subscriptions reader restarting";
@@ -322,7 +308,8 @@ public final class SubscriptionStore implements AutoCloseable {
             throw new SubscriptionException(503, "could not write subscription " + id + " to " + settings.topic()
                     + ": " + (e.getCause() == null ? e : e.getCause()), e);
         }
-        if (!progress.awaitApplied(ack.partition(), ack.offset(), settings.writeTimeout())) {
+        if (!reader.awaitApplied(new TopicPartition(ack.topic(), ack.partition()), ack.offset(),
+                settings.writeTimeout())) {
             throw new SubscriptionException(503, "subscription " + id + " was written but not read back within "
                     + settings.writeTimeout().toMillis() + " ms (subscriptions.writeTimeout)");
         }
@@ -421,12 +408,9 @@ public final class SubscriptionStore implements AutoCloseable {
     /** Stops the reader (bounded by {@code closeTimeout}) and closes the producer; idempotent. */
     @Override
     public void close() {
-        synchronized (this) {
-            closed = true; // no restart starts a reader after this
-        }
+        closed = true;
         try {
-            supervisor.close();
-            reader.close();
+            reader.close(); // and no restart starts a reader after this
         } finally {
             producer.close(settings.closeTimeout());
         }

@@ -1,4 +1,4 @@
-package io.changestream.alerts.subscription;
+package io.changestream.alerts.view;
 
 import io.changestream.runtime.Backoff;
 import java.time.Duration;
@@ -11,13 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one reader thread of a read-only topic view going (the subscriptions view, the {@code /status} view): a
- * reader that dies ({@link #exited}) is restarted after {@code restartBackoff}, doubled per consecutive failure up to
- * {@code restartMaxBackoff}; a reader that proves itself ({@link #fresh}: it caught up) resets the count; after
- * {@code maxRestarts} consecutive failures it is given up and {@link #alive()} is false ({@code /health/live}). The
- * restart runs on this supervisor's own daemon thread; a restart that throws counts as a failure. Any thread.
+ * Keeps the reader thread of one {@link ViewReader} going: a reader that dies ({@link #exited}) is restarted after
+ * {@code restartBackoff}, doubled per consecutive failure up to {@code restartMaxBackoff}; a reader that proves
+ * itself ({@link #fresh}: it caught up) resets the count; after {@code maxRestarts} consecutive failures it is given
+ * up and {@link #alive()} is false ({@code /health/live}). The restart runs on this supervisor's own daemon thread; a
+ * restart that throws counts as a failure. Any thread.
  */
-public final class ReaderSupervisor implements AutoCloseable {
+final class ReaderSupervisor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReaderSupervisor.class);
 
@@ -36,8 +36,8 @@ public final class ReaderSupervisor implements AutoCloseable {
      * @param what              the reader, for logs and {@link #health} ({@code "subscriptions reader of t"})
      * @param restart           starts a new reader (called on the supervisor's thread); throwing is a failure
      */
-    public ReaderSupervisor(String what, Duration restartBackoff, Duration restartMaxBackoff, int maxRestarts,
-                            Runnable restart) {
+    ReaderSupervisor(String what, Duration restartBackoff, Duration restartMaxBackoff, int maxRestarts,
+                     Runnable restart) {
         this.what = Objects.requireNonNull(what, "what");
         this.restartBackoff = Objects.requireNonNull(restartBackoff, "restartBackoff");
         this.restartMaxBackoff = Objects.requireNonNull(restartMaxBackoff, "restartMaxBackoff");
@@ -51,7 +51,7 @@ public final class ReaderSupervisor implements AutoCloseable {
     }
 
     /** The reader died of {@code failure}: schedules its restart, or gives it up. */
-    public synchronized void exited(Throwable failure) {
+    synchronized void exited(Throwable failure) {
         if (closed) {
             return;
         }
@@ -81,22 +81,22 @@ public final class ReaderSupervisor implements AutoCloseable {
     }
 
     /** The reader caught up: its next death counts as the first in a row. */
-    public synchronized void fresh() {
+    synchronized void fresh() {
         consecutiveFailures = 0;
     }
 
     /** False once the reader was given up. */
-    public boolean alive() {
+    boolean alive() {
         return !givenUp;
     }
 
     /** How many times a dead reader was restarted. */
-    public long restarts() {
+    long restarts() {
         return restarts.get();
     }
 
     /** Why not alive, or null while alive. */
-    public String health() {
+    String health() {
         return givenUp ? what + " given up after " + maxRestarts + " restarts" : null;
     }
 
