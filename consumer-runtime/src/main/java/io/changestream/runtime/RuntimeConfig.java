@@ -1,7 +1,6 @@
 package io.changestream.runtime;
 
 import io.changestream.settings.ConfigText;
-import io.changestream.settings.SecretKeys;
 import io.changestream.settings.Setting;
 import io.changestream.settings.SettingException;
 import io.changestream.settings.SettingsReader;
@@ -312,10 +311,22 @@ public record RuntimeConfig(
         return b.build();
     }
 
-    /** The settings, every secret Kafka property ({@link SecretKeys}) masked: never a password in a log. */
+    /** Kafka properties whose values {@link #toString()} shows; every other value is masked (it may be a secret). */
+    private static final java.util.Set<String> SHOWN_KAFKA_VALUES = java.util.Set.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.CLIENT_ID_CONFIG,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG, "security.protocol",
+            "sasl.mechanism");
+
+    /**
+     * The settings with every Kafka property value masked except a few that are never secret (bootstrap servers,
+     * group id, …): {@code sasl.jaas.config}, passwords, keys and whatever else a property may hold never appear in
+     * logs.
+     */
     @Override
     public String toString() {
-        return ConfigText.describe(this);
+        return ConfigText.describe(this, SHOWN_KAFKA_VALUES);
     }
 
     /** The group id, from {@link #kafka()}. */

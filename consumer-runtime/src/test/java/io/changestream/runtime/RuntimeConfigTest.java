@@ -18,11 +18,12 @@ class RuntimeConfigTest {
         String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
                 + "password=\"s3cret-pw\";";
         RuntimeConfig c = RuntimeConfig.builder(List.of("t"), Map.of("bootstrap.servers", "b:9092", "group.id", "g",
-                "sasl.jaas.config", jaas, "ssl.keystore.password", "ks-pass")).build();
+                "sasl.jaas.config", jaas, "ssl.keystore.password", "ks-pass", "basic.auth.user.info", "u:pw-9")).build();
         String text = c.toString();
         assertTrue(text.contains("bootstrap.servers=b:9092") && text.contains("group.id=g"), text);
         assertTrue(text.contains("sasl.jaas.config=****") && text.contains("ssl.keystore.password=****"), text);
         assertTrue(!text.contains("s3cret-pw") && !text.contains("ks-pass"), text);
+        assertTrue(!text.contains("pw-9"), "a property no name rule knows is masked too: " + text);
     }
 
     @Test

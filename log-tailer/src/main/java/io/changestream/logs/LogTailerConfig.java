@@ -124,7 +124,7 @@ public record LogTailerConfig(
     public static final Setting<String> KAFKA_BOOTSTRAP_SERVERS = Setting.string("kafka.bootstrapServers")
             .defaultsTo("").alias("kafka.bootstrap.servers").doc("blank = no replay topic, every run UNKNOWN");
     public static final Setting<String> KAFKA_NAMESPACE = Setting.string("kafka.namespace").defaultsTo("cs.")
-            .doc("topic prefix");
+            .emptyAllowed().doc("topic prefix (empty: none)");
     public static final Setting<Path> KAFKA_STATE_DIR = path("kafka.stateDir")
             .showing("java.io.tmpdir/log-tailer-state").doc("Kafka Streams stores");
     public static final Setting<String> KAFKA_INSTANCE_ID = Setting.string("kafka.instanceId")

@@ -17,10 +17,23 @@ public final class ConfigText {
 
     /** {@code Name[component=value, …]} like a record's own {@code toString()}, secrets masked. */
     public static String describe(Record config) {
+        return describe(config, key -> !SecretKeys.isSecret(key));
+    }
+
+    /**
+     * As {@link #describe(Record)}, but of a map component (client properties) only the keys {@code shownKeys} names
+     * show their values: an allow-list, for properties whose secrets no name rule can foresee (a consumer's
+     * {@code basic.auth.user.info}).
+     */
+    public static String describe(Record config, java.util.Set<String> shownKeys) {
+        return describe(config, shownKeys::contains);
+    }
+
+    private static String describe(Record config, java.util.function.Predicate<String> shownKey) {
         StringJoiner text = new StringJoiner(", ", config.getClass().getSimpleName() + "[", "]");
         for (RecordComponent c : config.getClass().getRecordComponents()) {
             Object value = read(c, config);
-            text.add(c.getName() + "=" + (SecretKeys.isSecret(c.getName()) ? masked(value) : shown(value)));
+            text.add(c.getName() + "=" + (SecretKeys.isSecret(c.getName()) ? masked(value) : shown(value, shownKey)));
         }
         return text.toString();
     }
@@ -55,10 +68,11 @@ public final class ConfigText {
         out.put(path, String.valueOf(value));
     }
 
-    private static Object shown(Object value) {
+    private static Object shown(Object value, java.util.function.Predicate<String> shownKey) {
         if (value instanceof Map<?, ?> map) {
             Map<String, String> masked = new TreeMap<>();
-            map.forEach((k, v) -> masked.put(String.valueOf(k), SecretKeys.shown(String.valueOf(k), v)));
+            map.forEach((k, v) -> masked.put(String.valueOf(k), shownKey.test(String.valueOf(k)) ? String.valueOf(v)
+                    : SecretKeys.MASK));
             return masked;
         }
         return value;

@@ -22,10 +22,10 @@ public final class SecretKeys {
      * them ({@code limits.maxRunsPerToken}, {@code groupByKey}).
      */
     public static boolean isSecret(String key) {
-        String k = key.toLowerCase(Locale.ROOT);
-        if (k.contains("pertoken") || k.endsWith("bykey")) {
-            return false;
+        if (key.endsWith("PerToken") || key.endsWith("ByKey")) {
+            return false; // a count or a choice named after a token or key (limits.maxRunsPerToken)
         }
+        String k = key.toLowerCase(Locale.ROOT);
         return k.contains("password") || k.contains("secret") || k.contains("token") || k.contains("jaas")
                 || k.contains("credential") || k.endsWith("key");
     }

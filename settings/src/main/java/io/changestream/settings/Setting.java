@@ -38,10 +38,11 @@ public final class Setting<T> {
     private final boolean secret;
     private final boolean required;
     private final List<String> aliases;
+    private final boolean emptyAllowed;
 
     private Setting(String key, Function<String, T> parse, Function<T, String> format, T defaultValue,
                     String shownDefault, List<Check<T>> checks, String doc, boolean secret, boolean required,
-                    List<String> aliases) {
+                    List<String> aliases, boolean emptyAllowed) {
         this.key = key;
         this.parse = parse;
         this.format = format;
@@ -52,6 +53,7 @@ public final class Setting<T> {
         this.secret = secret;
         this.required = required;
         this.aliases = List.copyOf(aliases);
+        this.emptyAllowed = emptyAllowed;
     }
 
     /** A setting of type {@code T}: {@code parse} turns its trimmed text into a value, {@code format} back. */
@@ -61,7 +63,7 @@ public final class Setting<T> {
             throw new IllegalArgumentException("a setting needs a key");
         }
         return new Setting<>(key, Objects.requireNonNull(parse, "parse"), Objects.requireNonNull(format, "format"),
-                null, null, List.of(), "", false, false, List.of());
+                null, null, List.of(), "", false, false, List.of(), false);
     }
 
     /** A text setting. */
@@ -155,7 +157,7 @@ public final class Setting<T> {
     /** This setting with a default, used when the setting is unset or blank. */
     public Setting<T> defaultsTo(T value) {
         return new Setting<>(key, parse, format, Objects.requireNonNull(value, "default of " + key), shownDefault,
-                checks, doc, secret, required, aliases);
+                checks, doc, secret, required, aliases, emptyAllowed);
     }
 
     /**
@@ -164,25 +166,25 @@ public final class Setting<T> {
      */
     public Setting<T> showing(String shown) {
         return new Setting<>(key, parse, format, defaultValue, Objects.requireNonNull(shown, "shown"), checks, doc,
-                secret, required, aliases);
+                secret, required, aliases, emptyAllowed);
     }
 
     /** This setting with the condition {@code ok}, described as {@code requirement} ("must be ..."). */
     public Setting<T> check(Predicate<? super T> ok, String requirement) {
         List<Check<T>> more = new ArrayList<>(checks);
         more.add(new Check<>(ok, requirement));
-        return new Setting<>(key, parse, format, defaultValue, shownDefault, more, doc, secret, required, aliases);
+        return new Setting<>(key, parse, format, defaultValue, shownDefault, more, doc, secret, required, aliases,
+                emptyAllowed);
     }
 
     /** This numeric setting bounded to {@code [min, max]}. */
     public Setting<T> between(long min, long max) {
-        return check(v -> ((Number) v).longValue() >= min && ((Number) v).longValue() <= max,
-                "must be between " + min + " and " + max);
+        return check(v -> compare(v, min) >= 0 && compare(v, max) <= 0, "must be between " + min + " and " + max);
     }
 
     /** This numeric setting bounded below by {@code min}. */
     public Setting<T> atLeast(long min) {
-        return check(v -> ((Number) v).longValue() >= min, "must be at least " + min);
+        return check(v -> compare(v, min) >= 0, "must be at least " + min);
     }
 
     /** This duration or numeric setting bounded below by zero. */
@@ -206,6 +208,15 @@ public final class Setting<T> {
         return check(v -> pattern.matcher(v.toString()).matches(), "must match " + regex);
     }
 
+    /** {@code value} against {@code bound}; a decimal compares as one (NaN is beyond every bound). */
+    private static int compare(Object value, long bound) {
+        if (value instanceof Double || value instanceof Float) {
+            double d = ((Number) value).doubleValue();
+            return Double.isNaN(d) ? Integer.MAX_VALUE : Double.compare(d, bound);
+        }
+        return Long.compare(((Number) value).longValue(), bound);
+    }
+
     private static int sign(Object value) {
         if (value instanceof Duration d) {
             return d.isNegative() ? -1 : d.isZero() ? 0 : 1;
@@ -216,27 +227,44 @@ public final class Setting<T> {
         throw new IllegalStateException("a sign bound needs a duration or a number, was " + value.getClass());
     }
 
+    /**
+     * This text setting with the empty text as a value of its own (an empty topic prefix), not as "unset": a blank
+     * value given is the empty string, not the default.
+     */
+    public Setting<T> emptyAllowed() {
+        return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, doc, secret, required, aliases,
+                true);
+    }
+
+    /** Whether an empty value given is a value ({@link #emptyAllowed}). */
+    public boolean allowsEmpty() {
+        return emptyAllowed;
+    }
+
     /** This setting with its meaning, as the reference table shows it. */
     public Setting<T> doc(String text) {
         return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, Objects.requireNonNull(text),
-                secret, required, aliases);
+                secret, required, aliases, emptyAllowed);
     }
 
     /** This setting marked secret: its value is never printed, logged or returned ({@link SecretKeys#MASK}). */
     public Setting<T> secret() {
-        return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, doc, true, required, aliases);
+        return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, doc, true, required, aliases,
+                emptyAllowed);
     }
 
     /** This setting marked required: unset (or blank) fails the read, naming the key. */
     public Setting<T> required() {
-        return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, doc, secret, true, aliases);
+        return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, doc, secret, true, aliases,
+                emptyAllowed);
     }
 
     /** This setting also read under {@code otherKey} (an older spelling); the key itself wins when both are set. */
     public Setting<T> alias(String otherKey) {
         List<String> more = new ArrayList<>(aliases);
         more.add(otherKey);
-        return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, doc, secret, required, more);
+        return new Setting<>(key, parse, format, defaultValue, shownDefault, checks, doc, secret, required, more,
+                emptyAllowed);
     }
 
     public String key() {

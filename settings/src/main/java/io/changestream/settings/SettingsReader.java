@@ -75,7 +75,7 @@ public final class SettingsReader {
         return reader;
     }
 
-    /** The system property prefix that goes with environment prefix {@code envPrefix} ({@code CS_CDC_} → {@code cs.cdc.}). */
+    /** The system property prefix of environment prefix {@code envPrefix} ({@code CS_CDC_} → {@code cs.cdc.}). */
     public static String propertyPrefix(String envPrefix) {
         return envPrefix.toLowerCase(Locale.ROOT).replace('_', '.');
     }
@@ -104,7 +104,10 @@ public final class SettingsReader {
         return name.toLowerCase(Locale.ROOT).replace('_', '.');
     }
 
-    /** The environment variable that sets {@code key} under {@code envPrefix} ({@code admin.bearerToken} → {@code ALERTS_ADMIN_BEARER_TOKEN}). */
+    /**
+     * The environment variable that sets {@code key} under {@code envPrefix} ({@code admin.bearerToken} →
+     * {@code ALERTS_ADMIN_BEARER_TOKEN}).
+     */
     public static String envName(String envPrefix, String key) {
         return envPrefix + key.replaceAll("([a-z0-9])([A-Z])", "$1_$2").replace('.', '_').replace('-', '_')
                 .toUpperCase(Locale.ROOT);
@@ -146,15 +149,26 @@ public final class SettingsReader {
         return text == null ? Optional.empty() : Optional.of(setting.parse(text));
     }
 
+    /**
+     * Marks {@code declared} read without parsing them: settings of a part that is off in this configuration (the SMTP
+     * server without {@code smtp.host}), whose values are neither used nor refused as unknown.
+     */
+    public void accept(Collection<? extends Setting<?>> declared) {
+        for (Setting<?> setting : declared) {
+            read.add(setting.key());
+            read.addAll(setting.aliases());
+        }
+    }
+
     /** Whether a non-blank value is given for {@code setting} (under its key or an alias). */
     public boolean isSet(Setting<?> setting) {
         return raw(setting) != null;
     }
 
     private String raw(Setting<?> setting) {
-        String text = raw(setting.key());
+        String text = raw(setting.key(), setting.allowsEmpty());
         for (String alias : setting.aliases()) {
-            String other = raw(alias);
+            String other = raw(alias, setting.allowsEmpty());
             if (text == null) {
                 text = other;
             }
@@ -162,10 +176,10 @@ public final class SettingsReader {
         return text;
     }
 
-    private String raw(String key) {
+    private String raw(String key, boolean emptyIsAValue) {
         read.add(key);
         String text = values.get(key);
-        return text == null || text.isEmpty() ? null : text;
+        return text == null || text.isEmpty() && !emptyIsAValue ? null : text;
     }
 
     /**

@@ -120,6 +120,16 @@ class SettingsReaderTest {
                 "smtp.password", "sasl.oauthbearer.client.credentials.client.secret", "ssl.keystore.key"}) {
             assertTrue(SecretKeys.isSecret(key), key);
         }
+        assertTrue(SecretKeys.isSecret("developerToken"), "a token that only ends like a count is still one");
+        assertFalse(Setting.decimal("j").between(0, 1).parse("1.0").isNaN());
+        assertThrows(SettingException.class, () -> Setting.decimal("j").between(0, 1).parse("1.5"));
+        assertThrows(SettingException.class, () -> Setting.decimal("j").between(0, 1).parse("NaN"));
+        assertEquals("", SettingsReader.of(Map.of("ns", "")).get(Setting.string("ns").defaultsTo("cs.")
+                .emptyAllowed()), "an empty value that is a value");
+        assertEquals("cs.", SettingsReader.of(Map.of("ns", "")).get(Setting.string("ns").defaultsTo("cs.")));
+        SettingsReader off = SettingsReader.of(Map.of("smtp.port", "x"));
+        off.accept(List.of(Setting.integer("smtp.port")));
+        off.refuseUnknown("README.md");
         for (String key : new String[] {"bootstrap.servers", "security.protocol", "sasl.mechanism",
                 "ssl.keystore.location", "database.user", "http.port", "group.id", "limits.maxRunsPerToken",
                 "lanes.groupByKey"}) {

@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
  * absolute URL. {@link #reason} rewrites
  * <ul>
  *   <li>every {@code http://} / {@code https://} URL to its scheme, host and port, the rest masked
- *       ({@code https://hooks.slack.com/******}, user info {@code ******@}, a query {@code ?******});</li>
- *   <li>every request line {@code METHOD /path HTTP/x} to {@code METHOD /****** HTTP/x}.</li>
+ *       ({@code https://hooks.slack.com/********}, user info {@code ********@}, a query {@code ?********});</li>
+ *   <li>every request line {@code METHOD /path HTTP/x} to {@code METHOD /******** HTTP/x}.</li>
  * </ul>
  * Applied where a reason enters the DLQ, {@code /status}, the retry hand-off and logs. Stateless; any thread.
  */

@@ -25,7 +25,7 @@ import java.util.Set;
  *   <li>a URL is masked where it can carry a credential: user info and query always; the whole path when the URL is
  *       the credential — Slack, MS Teams and Google Chat destinations, or any URL on a known incoming-webhook host
  *       ({@code hooks.slack.com}, {@code *.webhook.office.com}, {@code chat.googleapis.com}, {@code discord.com})
- *       — e.g. {@code https://hooks.slack.com/******}.</li>
+ *       — e.g. {@code https://hooks.slack.com/********}.</li>
  * </ul>
  * A value sent back equal to the masked form of the stored one keeps the stored value ({@link #unmask}), unless the
  * destination's type or endpoint changes with it ({@link #unmaskForUpdate}: then the secret must be sent again).
@@ -33,8 +33,12 @@ import java.util.Set;
  */
 public final class Secrets {
 
-    /** What a secret is replaced by. */
-    public static final String MASK = SecretKeys.MASK;
+    /**
+     * What a secret is replaced by in the API's answers and in failure reasons: eight asterisks, the admin API's
+     * contract since its first release (a client's PUT of a GET answer carries it back to mean "unchanged"); the
+     * settings' own mask in logs and printed configs is {@link SecretKeys#MASK}.
+     */
+    public static final String MASK = "********";
 
     private static final Set<String> MORE_SECRET_FIELDS = Set.of("apikey", "api_key", "x-api-key", "authorization",
             "cookie", "privatekey", "private_key");

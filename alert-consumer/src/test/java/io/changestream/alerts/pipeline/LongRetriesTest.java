@@ -27,6 +27,6 @@ class LongRetriesTest {
         LongRetries.Handoff h = new LongRetries.Handoff(new DeliveryRequest(s, d, e, null, 1, null),
                 new TopicPartition("changes", 0), 7, "{}", "entity-1", "e1", "g", 1, 1_000, Duration.ofMinutes(5),
                 "HTTP 503 from https://acme.webhook.office.com/webhookb2/SECRET/IncomingWebhook/KEY?sig=s", false);
-        assertEquals("HTTP 503 from https://acme.webhook.office.com/******", h.reason());
+        assertEquals("HTTP 503 from https://acme.webhook.office.com/********", h.reason());
     }
 }

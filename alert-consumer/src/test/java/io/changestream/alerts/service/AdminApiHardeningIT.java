@@ -222,7 +222,7 @@ class AdminApiHardeningIT {
             }
         }
         JsonNode got = answers.get(0).json();
-        assertEquals("https://hooks.slack.com/******",
+        assertEquals("https://hooks.slack.com/********",
                 got.path("destinations").get(0).path("config").path("endpoint").asText());
 
         Answer put = call(port(), "PUT", BASE + "/" + id, got.toString());

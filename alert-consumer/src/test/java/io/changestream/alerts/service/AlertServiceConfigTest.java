@@ -136,6 +136,17 @@ class AlertServiceConfigTest {
     }
 
     @Test
+    void smtpSettingsWithoutAHostAreAcceptedAndUnused() {
+        // the shipped manifests wire ALERTS_SMTP_PASSWORD from an optional secret while the ConfigMap sets no host
+        AlertServiceConfig c = AlertServiceConfig.from(minimal(), Map.of("ALERTS_SMTP_PASSWORD", "",
+                "ALERTS_SMTP_PORT", "not-a-port"));
+        assertEquals(null, c.destinations().smtp(), "no host: no e-mail destinations");
+        assertThrows(IllegalArgumentException.class, () -> AlertServiceConfig.from(minimal(),
+                Map.of("ALERTS_SMTP_HOST", "mail.example.com", "ALERTS_SMTP_FROM", "a@example.com",
+                        "ALERTS_SMTP_PORT", "not-a-port")), "with a host the port is read and checked");
+    }
+
+    @Test
     void printedConfigMasksEverySecret() {
         Map<String, String> s = minimal();
         s.put("admin.bearerToken", "bearer-secret-0123456789");

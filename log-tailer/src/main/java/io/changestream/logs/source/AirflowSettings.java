@@ -62,13 +62,15 @@ public record AirflowSettings(URI url, String apiPath, String taskId, String use
 
     /**
      * The {@code airflow.*} settings {@code settings} gives, absent ones at their defaults; null when
-     * {@code airflow.url} is unset (the backend is off). Every key is read (and checked) either way.
+     * {@code airflow.url} is unset (the backend is off). The other keys are then neither used nor checked.
      */
     public static AirflowSettings from(SettingsReader settings) {
-        SETTINGS.forEach(settings::find);
-        return settings.isSet(URL) ? new AirflowSettings(settings.get(URL), settings.get(API_PATH),
-                settings.get(TASK_ID), settings.get(USERNAME), settings.get(PASSWORD), settings.get(TOKEN),
-                settings.get(TIMEOUT)) : null;
+        if (!settings.isSet(URL)) {
+            settings.accept(SETTINGS); // the backend is off: its other settings are not used, nor checked
+            return null;
+        }
+        return new AirflowSettings(settings.get(URL), settings.get(API_PATH), settings.get(TASK_ID),
+                settings.get(USERNAME), settings.get(PASSWORD), settings.get(TOKEN), settings.get(TIMEOUT));
     }
 
     /** Every component, the password and the token masked ({@link ConfigText}). */

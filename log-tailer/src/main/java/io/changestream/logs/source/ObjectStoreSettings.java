@@ -68,13 +68,16 @@ public record ObjectStoreSettings(URI endpoint, String region, String bucket, St
 
     /**
      * The {@code s3.*} settings {@code settings} gives, absent ones at their defaults; null when {@code s3.bucket} is
-     * unset (the backend is off). Every key is read (and checked) either way.
+     * unset (the backend is off). The other keys are then neither used nor checked.
      */
     public static ObjectStoreSettings from(SettingsReader settings) {
-        SETTINGS.forEach(settings::find);
-        return settings.isSet(BUCKET) ? new ObjectStoreSettings(settings.get(ENDPOINT), settings.get(REGION),
-                settings.get(BUCKET), settings.get(PREFIX), settings.get(PATH_STYLE), settings.get(ACCESS_KEY_ID),
-                settings.get(SECRET_ACCESS_KEY), settings.get(TIMEOUT)) : null;
+        if (!settings.isSet(BUCKET)) {
+            settings.accept(SETTINGS); // the backend is off: its other settings are not used, nor checked
+            return null;
+        }
+        return new ObjectStoreSettings(settings.get(ENDPOINT), settings.get(REGION), settings.get(BUCKET),
+                settings.get(PREFIX), settings.get(PATH_STYLE), settings.get(ACCESS_KEY_ID),
+                settings.get(SECRET_ACCESS_KEY), settings.get(TIMEOUT));
     }
 
     /** Name of the object a closed run's log is in. */

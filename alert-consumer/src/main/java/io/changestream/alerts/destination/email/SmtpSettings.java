@@ -52,6 +52,7 @@ public record SmtpSettings(String host, int port, String username, String passwo
     public static SmtpSettings from(SettingsReader settings) {
         String host = settings.get(HOST);
         if (host == null) {
+            settings.accept(SETTINGS); // declared, so not unknown; unused without a host, as before
             return null;
         }
         return new SmtpSettings(host, settings.get(PORT), settings.get(USERNAME), settings.get(PASSWORD),

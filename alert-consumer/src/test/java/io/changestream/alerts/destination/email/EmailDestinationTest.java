@@ -1,10 +1,5 @@
 package io.changestream.alerts.destination.email;
 
-import io.changestream.alerts.destination.Fixtures;
-import io.changestream.alerts.destination.DeliveryRequest;
-import io.changestream.alerts.destination.DeliveryResult;
-import io.changestream.alerts.destination.MessageSettings;
-import io.changestream.alerts.destination.Secrets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +8,11 @@ import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.GreenMailUtil;
 import com.icegreen.greenmail.util.ServerSetupTest;
+import io.changestream.alerts.destination.DeliveryRequest;
+import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DeliveryResult.Kind;
+import io.changestream.alerts.destination.Fixtures;
+import io.changestream.alerts.destination.MessageSettings;
 import io.changestream.topics.model.SubscriptionDestination;
 import io.changestream.topics.model.SubscriptionType;
 import jakarta.mail.internet.MimeMessage;
@@ -105,7 +104,7 @@ class EmailDestinationTest {
         EmailDestination email = new EmailDestination(smtp("right"), MessageSettings.DEFAULTS);
         assertEquals(Kind.PERMANENT, email.deliver(request("[]")).outcome());
         assertEquals(Kind.PERMANENT, email.deliver(request("[\"not an address\"]")).outcome());
-        assertTrue(smtp("right").toString().contains(Secrets.MASK));
+        assertTrue(smtp("right").toString().contains(io.changestream.settings.SecretKeys.MASK));
         assertFalse(smtp("right").toString().contains("right,"));
     }
 }
