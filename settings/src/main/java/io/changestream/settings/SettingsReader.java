@@ -7,8 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -200,18 +198,6 @@ public final class SettingsReader {
         return out;
     }
 
-    /** Every given key under {@code prefix} with its value, the prefix kept; marks them read (a nested reader's). */
-    public Map<String, String> under(String prefix) {
-        Map<String, String> out = new TreeMap<>();
-        values.forEach((key, value) -> {
-            if (key.startsWith(prefix)) {
-                read.add(key);
-                out.put(key, value);
-            }
-        });
-        return out;
-    }
-
     /** Fails naming every given key no read asked for (a misspelt setting would otherwise be ignored). */
     public void refuseUnknown(String whereListed) {
         Set<String> unknown = new TreeSet<>(values.keySet());
@@ -220,22 +206,5 @@ public final class SettingsReader {
             throw new SettingException("*", (unknown.size() == 1 ? "unknown setting " : "unknown settings ")
                     + String.join(", ", unknown) + " (see " + whereListed + ")");
         }
-    }
-
-    /**
-     * The effective value of each of {@code declared} as {@code key → text}, secrets masked, unset ones
-     * {@code (none)}: what a service prints at start.
-     */
-    public Map<String, String> effective(List<? extends Setting<?>> declared) {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (Setting<?> setting : declared) {
-            out.put(setting.key(), formatted(setting));
-        }
-        return out;
-    }
-
-    private <T> String formatted(Setting<T> setting) {
-        return setting.isSecret()
-                ? (isSet(setting) ? SecretKeys.MASK : "(none)") : setting.format(get(setting));
     }
 }

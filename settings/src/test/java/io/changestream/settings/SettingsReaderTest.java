@@ -43,17 +43,24 @@ class SettingsReaderTest {
     }
 
     @Test
-    void aSecretNeverShowsInAnErrorOrTheEffectiveSettings() {
+    void aSecretNeverShowsInAnErrorOrAPrintedConfig() {
         Setting<Integer> pin = Setting.integer("smtp.password").between(0, 9);
         SettingException e = assertThrows(SettingException.class,
                 () -> SettingsReader.of(Map.of("smtp.password", "12345")).get(pin));
         assertFalse(e.getMessage().contains("12345"), e.getMessage());
         SettingsReader r = SettingsReader.of(Map.of("admin.bearerToken", "s3cr3t-token-value"));
-        Map<String, String> shown = r.effective(ALL);
-        assertEquals(SecretKeys.MASK, shown.get("admin.bearerToken"));
-        assertEquals("8080", shown.get("http.port"));
-        assertEquals("PT10S", shown.get("ledger.ackTimeout"));
-        assertFalse(shown.toString().contains("s3cr3t"), shown.toString());
+        String shown = ConfigText.describe(new Printed(r.get(TOKEN), r.get(PORT), r.get(TIMEOUT),
+                Map.of("sasl.jaas.config", "s3cr3t-jaas", "bootstrap.servers", "k:9092")));
+        assertEquals("Printed[bearerToken=" + SecretKeys.MASK + ", port=8080, ackTimeout=PT10S, kafka={bootstrap"
+                + ".servers=k:9092, sasl.jaas.config=" + SecretKeys.MASK + "}]", shown);
+        assertFalse(shown.contains("s3cr3t"), shown);
+        assertEquals(Map.of("port", "8080", "kafka.sasl.jaas.config", SecretKeys.MASK, "kafka.bootstrap.servers",
+                "k:9092", "bearerToken", SecretKeys.MASK, "ackTimeout", "PT10S"), ConfigText.flatten(
+                new Printed("t", 8080, Duration.ofSeconds(10), Map.of("sasl.jaas.config", "x",
+                        "bootstrap.servers", "k:9092"))));
+    }
+
+    private record Printed(String bearerToken, int port, Duration ackTimeout, Map<String, String> kafka) {
     }
 
     @Test

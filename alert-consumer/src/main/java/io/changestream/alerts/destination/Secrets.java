@@ -152,13 +152,6 @@ public final class Secrets {
         return out.toString();
     }
 
-    /** Client or service settings for printing: every value whose key {@link SecretKeys#isSecret} is masked. */
-    public static Map<String, Object> maskedSettings(Map<String, ?> settings) {
-        Map<String, Object> out = new java.util.TreeMap<>();
-        settings.forEach((key, value) -> out.put(key, SecretKeys.isSecret(key) ? MASK : value));
-        return out;
-    }
-
     private static boolean isIncomingWebhookHost(String host) {
         String h = host.toLowerCase(Locale.ROOT);
         return h.equals("hooks.slack.com") || h.endsWith(".webhook.office.com") || h.equals("outlook.office.com")

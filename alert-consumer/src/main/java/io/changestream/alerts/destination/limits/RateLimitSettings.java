@@ -95,13 +95,6 @@ public record RateLimitSettings(Map<SubscriptionType, RateLimit> defaults, Durat
         return List.copyOf(all);
     }
 
-    /** The default limits by type. */
-    public static Map<SubscriptionType, RateLimit> defaultLimits() {
-        Map<SubscriptionType, RateLimit> limits = new EnumMap<>(SubscriptionType.class);
-        LIMITS.forEach((type, setting) -> limits.put(type, setting.defaultOrFail()));
-        return limits;
-    }
-
     /** The rate limits {@code settings} give. */
     public static RateLimitSettings from(SettingsReader settings) {
         Map<SubscriptionType, RateLimit> limits = new EnumMap<>(SubscriptionType.class);
