@@ -218,7 +218,8 @@ class ViewReaderIT {
             assertFalse(reader.running());
             assertFalse(reader.awaitCurrent(Duration.ofSeconds(1)));
             send(producer, topic, "after-close", "x");
-            Thread.sleep(500);
+            org.awaitility.Awaitility.await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                    .until(() -> reader.restarts() == 0 && !reader.running() && view.values.get("after-close") == null);
             assertEquals(0, reader.restarts());
             assertFalse(reader.running());
             assertNull(view.values.get("after-close"));
