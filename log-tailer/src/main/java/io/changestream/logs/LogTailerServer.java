@@ -128,7 +128,7 @@ public final class LogTailerServer implements AutoCloseable {
                 handler.addServlet(holder, LogsApiServlet.PATH + "/*");
             });
             HealthEndpoints.install(cfg, () -> Health.UP, () -> Health.of(views == null || views.ready(),
-                    "the run-state views are restoring from Kafka"), registry);
+                    () -> "the run-state views are restoring from Kafka"), registry);
             cfg.routes.get("/ui/logs.html", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
         });
         closeables.add(0, app::stop);

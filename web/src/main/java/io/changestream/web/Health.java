@@ -1,6 +1,7 @@
 package io.changestream.web;
 
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * One probe's answer: up, or down with a reason an operator can act on (never a secret). Immutable.
@@ -22,8 +23,8 @@ public record Health(boolean up, String reason) {
         return new Health(false, reason);
     }
 
-    /** Up when {@code up}, else down because of {@code reason}. */
-    public static Health of(boolean up, String reason) {
-        return up ? UP : down(reason);
+    /** Up when {@code up}, else down because of {@code reason}, asked only then. */
+    public static Health of(boolean up, Supplier<String> reason) {
+        return up ? UP : down(reason.get());
     }
 }

@@ -41,8 +41,8 @@ final class AlertHttpServer implements AutoCloseable {
             c.startup.showOldJavalinVersionWarning = false;
             c.jetty.host = config.httpHost();
             c.jetty.port = config.httpPort();
-            HealthEndpoints.install(c, () -> Health.of(service.live(), service.liveness()),
-                    () -> Health.of(service.ready(), service.readiness()), registry);
+            HealthEndpoints.install(c, () -> Health.of(service.live(), service::liveness),
+                    () -> Health.of(service.ready(), service::readiness), registry);
             c.routes.get(RUNTIME_STATUS, subscriptionRoutes.guarded(this::runtimeStatus));
             c.routes.get(SubscriptionRoutes.BASE + "/{id}/summary", subscriptionRoutes.guarded(this::summary));
             c.routes.post(io.changestream.alerts.retry.RetryRoutes.RESUME,

@@ -24,8 +24,8 @@ public final class HealthServer implements AutoCloseable {
             config.startup.showOldJavalinVersionWarning = false;
             config.jetty.host = host;
             config.jetty.port = port;
-            HealthEndpoints.install(config, () -> live.getAsBoolean() ? Health.UP : Health.down(liveFailure.get()),
-                    () -> ready.getAsBoolean() ? Health.UP : Health.down(status.get()), registry);
+            HealthEndpoints.install(config, () -> Health.of(live.getAsBoolean(), liveFailure),
+                    () -> Health.of(ready.getAsBoolean(), status), registry);
         });
     }
 
