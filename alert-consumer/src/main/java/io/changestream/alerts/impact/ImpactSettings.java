@@ -1,6 +1,6 @@
 package io.changestream.alerts.impact;
 
-import io.changestream.alerts.platform.RunStates;
+import io.changestream.alerts.platform.PlatformNames;
 import io.changestream.settings.Setting;
 import io.changestream.settings.SettingsReader;
 import io.changestream.topics.model.PipelineState;
@@ -31,7 +31,7 @@ public record ImpactSettings(Set<PipelineState> states, Duration timeout, int do
                              int maxNodes, Duration cacheTtl, int cacheMaxEntries, int topAssets, Set<String> tiers,
                              Duration tagLookupTimeout) {
 
-    public static final Setting<Set<PipelineState>> STATES = RunStates.setting("impact.states",
+    public static final Setting<Set<PipelineState>> STATES = PlatformNames.RUN_STATES.setting("impact.states",
             EnumSet.of(PipelineState.FAILED, PipelineState.STOPPED)).doc("run states whose downstream impact is "
             + "resolved from the platform's lineage (the platform's names)");
     public static final Setting<Duration> TIMEOUT = Setting.duration("impact.timeout").defaultsTo(Duration.ofSeconds(2))

@@ -1,17 +1,14 @@
 package io.changestream.alerts.pipeline;
 
+import io.changestream.alerts.platform.PlatformNames;
 import io.changestream.runtime.Backoff;
 import io.changestream.settings.Setting;
 import io.changestream.settings.SettingsReader;
 import io.changestream.topics.model.SubscriptionType;
-import io.changestream.topics.serde.Json;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * What the {@link AlertProcessor} needs besides its collaborators. Immutable; validated here, naming the setting.
@@ -30,9 +27,8 @@ public record PipelineSettings(String changesTopic, String pipelineStatusTopic, 
                                Duration maxBackoff, Set<SubscriptionType> atMostOnceTypes, Duration releaseTimeout,
                                int malformedMaxChars) {
 
-    public static final Setting<Set<SubscriptionType>> AT_MOST_ONCE_TYPES = Setting.of("delivery.atMostOnceTypes",
-            PipelineSettings::types, types -> types.stream().map(PipelineSettings::typeName).sorted()
-                    .collect(Collectors.joining(","))).defaultsTo(Set.of())
+    public static final Setting<Set<SubscriptionType>> AT_MOST_ONCE_TYPES = PlatformNames.DESTINATION_TYPES
+            .setting("delivery.atMostOnceTypes", Set.of())
             .doc("destination types sent at most once (e.g. Email,Slack)");
     public static final Setting<Duration> RELEASE_TIMEOUT = Setting.duration("pipeline.releaseTimeout")
             .defaultsTo(Duration.ofSeconds(30)).positive().doc("wait for a released partition's running delivery");
@@ -63,23 +59,6 @@ public record PipelineSettings(String changesTopic, String pipelineStatusTopic, 
                                         Duration initialBackoff, Duration maxBackoff) {
         return new PipelineSettings(changesTopic, pipelineStatusTopic, initialBackoff, maxBackoff,
                 settings.get(AT_MOST_ONCE_TYPES), settings.get(RELEASE_TIMEOUT), settings.get(MALFORMED_MAX_CHARS));
-    }
-
-    /** A comma-separated list of the platform's destination type names ({@code Email,Slack}), any case. */
-    private static Set<SubscriptionType> types(String list) {
-        Set<SubscriptionType> out = EnumSet.noneOf(SubscriptionType.class);
-        for (String name : list.split(",")) {
-            String n = name.trim();
-            if (!n.isEmpty()) {
-                out.add(Arrays.stream(SubscriptionType.values()).filter(t -> typeName(t).equalsIgnoreCase(n))
-                        .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown destination type " + n)));
-            }
-        }
-        return out;
-    }
-
-    private static String typeName(SubscriptionType type) {
-        return Json.mapper().convertValue(type, String.class);
     }
 
     /** About when attempt {@code attempt + 1} runs after a retry without Retry-After. */

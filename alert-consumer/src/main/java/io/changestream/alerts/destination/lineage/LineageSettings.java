@@ -2,8 +2,8 @@ package io.changestream.alerts.destination.lineage;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.changestream.alerts.destination.DestinationConfigException;
+import io.changestream.alerts.platform.PlatformNames;
 import io.changestream.alerts.platform.PlatformSettings;
-import io.changestream.alerts.platform.RunStates;
 import io.changestream.settings.Setting;
 import io.changestream.settings.SettingsReader;
 import io.changestream.topics.TopicCatalog;
@@ -43,7 +43,7 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
 
     public static final Setting<String> NAMESPACE = Setting.string("lineage.namespace").defaultsTo("openmetadata")
             .doc("OpenLineage job namespace");
-    public static final Setting<Set<PipelineState>> STATUSES = RunStates.setting("lineage.statuses",
+    public static final Setting<Set<PipelineState>> STATUSES = PlatformNames.RUN_STATES.setting("lineage.statuses",
             EnumSet.of(PipelineState.FAILED, PipelineState.PARTIAL_SUCCESS, PipelineState.STOPPED,
                     PipelineState.SUCCESS)).doc("run states sent as OpenLineage events (the platform's names)");
     public static final Setting<Integer> GZIP_THRESHOLD_BYTES = Setting.integer("lineage.gzipThresholdBytes")
@@ -122,11 +122,6 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
                 DEFAULTS.platformUrl(), DEFAULTS.kafkaTopics());
     }
 
-    /** Reads a list of the platform's state names ({@code failed,partialSuccess}), case-insensitive. */
-    public static Set<PipelineState> parseStatuses(String list) {
-        return RunStates.parse(list);
-    }
-
     /**
      * These settings with a destination's overrides ({@code config.namespace}, {@code config.statuses} as an array
      * of state names, {@code config.gzipThresholdBytes}, {@code config.maxBatchEvents}).
@@ -154,7 +149,7 @@ public record LineageSettings(String namespace, URI producer, Set<PipelineState>
             states = EnumSet.noneOf(PipelineState.class);
             for (JsonNode item : s) {
                 try {
-                    states.add(RunStates.state(item.asText()));
+                    states.add(PlatformNames.RUN_STATES.parse(item.asText()));
                 } catch (IllegalArgumentException e) {
                     throw new DestinationConfigException("config.statuses", e.getMessage());
                 }

@@ -2,7 +2,7 @@ package io.changestream.alerts.destination.lineage;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.changestream.alerts.impact.Impact;
-import io.changestream.alerts.platform.RunStates;
+import io.changestream.alerts.platform.PlatformNames;
 import io.changestream.topics.model.ChangeDescription;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.model.FieldChange;
@@ -180,7 +180,7 @@ public final class RunEvents {
     public static ChangeEvent filterable(PipelineRunStatus status) {
         ObjectNode pipelineStatus = Json.mapper().createObjectNode()
                 .put("runId", status.runId())
-                .put("pipelineState", RunStates.platformName(status.state()))
+                .put("pipelineState", PlatformNames.RUN_STATES.name(status.state()))
                 .put("timestamp", status.timestamp());
         if (status.startDate() != null) {
             pipelineStatus.put("startDate", status.startDate());

@@ -248,7 +248,7 @@ class OpenLineageDestinationTest {
         assertEquals(DeliveryResult.Kind.PERMANENT, lineage.deliver(request(
                 destination(",\"gzipThresholdBytes\":-1"), run("r", PipelineState.FAILED))).outcome());
         assertEquals(Set.of(PipelineState.FAILED, PipelineState.PARTIAL_SUCCESS),
-                LineageSettings.parseStatuses("failed, PARTIALSUCCESS"));
+                io.changestream.alerts.platform.PlatformNames.RUN_STATES.parseList("failed, PARTIALSUCCESS"));
     }
 
     @Test
