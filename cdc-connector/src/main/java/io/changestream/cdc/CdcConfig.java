@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * Everything the connector needs, read from a properties file, then overridden by environment variables and system
@@ -44,9 +43,8 @@ public record CdcConfig(Database database, Kafka kafka, Capture capture, Standby
     public static final String ENV_PREFIX = "CS_CDC_";
 
     /** Every declared setting, in the README's order; besides them, {@code kafka.*} client properties pass through. */
-    public static final List<Setting<?>> SETTINGS = Stream.of(Database.SETTINGS, Kafka.SETTINGS, Capture.SETTINGS,
-            Backoff.SETTINGS, Standby.SETTINGS, Http.SETTINGS, TransformSettings.SETTINGS).flatMap(List::stream)
-            .toList();
+    public static final List<Setting<?>> SETTINGS = Setting.all(Database.SETTINGS, Kafka.SETTINGS, Capture.SETTINGS,
+            Backoff.SETTINGS, Standby.SETTINGS, Http.SETTINGS, TransformSettings.SETTINGS);
 
     /** Where an unknown key's error sends the reader. */
     private static final String REFERENCE = "cdc-connector/README.md";

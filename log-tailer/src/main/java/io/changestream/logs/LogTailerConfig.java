@@ -20,7 +20,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Everything the log-tailer is configured with: a properties file, each key overridable by an environment variable
@@ -145,13 +144,12 @@ public record LogTailerConfig(
      * {@link AirflowSettings}, {@link ReadLimits} and {@link CallerLimits}; the {@code kafka.*} client properties
      * ({@link #KAFKA_CLIENT_PREFIX}) are not declared.
      */
-    public static final List<Setting<?>> SETTINGS = Stream.of(List.<Setting<?>>of(HTTP_HOST, HTTP_PORT,
+    public static final List<Setting<?>> SETTINGS = Setting.all(List.of(HTTP_HOST, HTTP_PORT,
                     HTTP_ACCEPT_QUEUE, HTTP_MAX_THREADS, HTTP_IDLE_TIMEOUT_SECONDS, AUTH_TOKENS, STORAGE_ROOT,
                     STORAGE_WATCH, PIPELINES_IDS, PIPELINES_KNOWN, KAFKA_BOOTSTRAP_SERVERS, KAFKA_NAMESPACE,
                     KAFKA_STATE_DIR, KAFKA_INSTANCE_ID, KAFKA_REPLAY_INDEX_WAIT, KAFKA_REPLAY_THREADS,
                     KAFKA_REPLAY_QUEUE, KAFKA_PRODUCER_MAX_BLOCK), StreamSettings.SETTINGS,
-            ObjectStoreSettings.SETTINGS, AirflowSettings.SETTINGS, ReadLimits.SETTINGS, CallerLimits.SETTINGS)
-            .flatMap(List::stream).toList();
+            ObjectStoreSettings.SETTINGS, AirflowSettings.SETTINGS, ReadLimits.SETTINGS, CallerLimits.SETTINGS);
 
     public LogTailerConfig {
         HTTP_HOST.check(httpHost);
