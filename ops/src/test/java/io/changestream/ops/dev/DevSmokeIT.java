@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.changestream.ops.cli.Launcher;
 import io.changestream.ops.service.StopSignal;
-import java.io.IOException;
+import io.changestream.testkit.FreePorts;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,38 +28,20 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DevSmokeIT {
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
-    /** A port whose successor is free as well (the broker's controller takes it). */
-    private static int freePortPair() throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int port = freePort();
-            try (ServerSocket next = new ServerSocket(port + 1)) {
-                return port;
-            } catch (IOException taken) {
-                // try another
-            }
-        }
-        throw new IOException("no two consecutive free ports");
-    }
-
     @Test
     void smokeRunPassesOnACleanDataDirectory(@TempDir Path dir) throws Exception {
+        int[] ports = FreePorts.withPairFirst(6); // the broker's controller takes the Kafka port + 1
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         Launcher launcher = new Launcher(Map.of(), Clock.systemUTC(), StopSignal::manual);
         int code = launcher.run(new PrintWriter(out), new PrintWriter(err), "dev", "--smoke",
                 "--data-dir", dir.resolve("state").toString(),
-                "--kafka-port", Integer.toString(freePortPair()),
-                "--postgres-port", Integer.toString(freePort()),
-                "--cdc-port", Integer.toString(freePort()),
-                "--logs-port", Integer.toString(freePort()),
-                "--alerts-port", Integer.toString(freePort()),
-                "--webhook-port", Integer.toString(freePort()),
+                "--kafka-port", Integer.toString(ports[0]),
+                "--postgres-port", Integer.toString(ports[1]),
+                "--cdc-port", Integer.toString(ports[2]),
+                "--logs-port", Integer.toString(ports[3]),
+                "--alerts-port", Integer.toString(ports[4]),
+                "--webhook-port", Integer.toString(ports[5]),
                 "--event-interval", "PT0.3S", "--lines-per-run", "5", "--smoke-timeout", "PT90S");
         assertEquals(0, code, out + "\n" + err);
         assertTrue(out.toString().contains("smoke: OK"), out.toString());

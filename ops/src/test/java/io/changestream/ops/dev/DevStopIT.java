@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.changestream.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,12 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DevStopIT {
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static boolean listening(int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -43,13 +37,14 @@ class DevStopIT {
 
     @Test
     void sigtermStopsTheWholeStackAndExitsZero(@TempDir Path dir) throws Exception {
-        int kafkaPort = freePort();
+        int[] ports = FreePorts.withPairFirst(6); // the broker's controller takes kafkaPort + 1
+        int kafkaPort = ports[0];
         Path root = Path.of("..").toAbsolutePath().normalize();
         ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("ops/changestream").toString(), "dev",
                 "--data-dir", dir.resolve("state").toString(), "--kafka-port", Integer.toString(kafkaPort),
-                "--postgres-port", Integer.toString(freePort()), "--cdc-port", Integer.toString(freePort()),
-                "--logs-port", Integer.toString(freePort()), "--alerts-port", Integer.toString(freePort()),
-                "--webhook-port", Integer.toString(freePort()), "--event-interval", "PT0.5S")
+                "--postgres-port", Integer.toString(ports[1]), "--cdc-port", Integer.toString(ports[2]),
+                "--logs-port", Integer.toString(ports[3]), "--alerts-port", Integer.toString(ports[4]),
+                "--webhook-port", Integer.toString(ports[5]), "--event-interval", "PT0.5S")
                 .redirectErrorStream(true);
         pb.environment().put("CHANGESTREAM_SKIP_BUILD", "1");
         Process process = pb.start();
