@@ -270,16 +270,12 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
     }
 
     /**
-     * Checked before a destination is called (decision 1120, 2202): a suspended destination, or one with an earlier
-     * pair of the same entity still in the retry path, gets this pair parked there too (per-entity order); completes
-     * true when the retry path took it.
+     * Checked before a destination is called (decision 1120): a suspended destination, or one with earlier pairs
+     * still in the retry path, gets this pair parked there too (per-destination order); completes true when the
+     * retry path took it.
      */
     private CompletableFuture<Boolean> parked(PairAttempt at, DestinationGroup group, DeliveryRequest request) {
-        CompletableFuture<Void> caughtUp = longRetries.caughtUp();
-        if (!caughtUp.isDone()) {
-            return caughtUp.thenCompose(v -> parked(at, group, request));
-        }
-        Optional<String> reason = longRetries.parkReason(request, at.event().key());
+        Optional<String> reason = longRetries.parkReason(request);
         if (reason.isEmpty()) {
             return CompletableFuture.completedFuture(false);
         }

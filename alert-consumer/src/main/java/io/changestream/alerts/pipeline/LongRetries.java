@@ -22,7 +22,7 @@ public interface LongRetries {
     /** No retry path: every retry stays in the runtime's delay queue, a 410 is a permanent failure. */
     LongRetries NONE = new LongRetries() {
         @Override
-        public Optional<String> parkReason(DeliveryRequest request, String entityKey) {
+        public Optional<String> parkReason(DeliveryRequest request) {
             return Optional.empty();
         }
 
@@ -38,21 +38,11 @@ public interface LongRetries {
     };
 
     /**
-     * Checked before a destination is called (after {@link #caughtUp}): why the pair must be parked instead of sent
-     * (the destination is suspended, or an earlier pair of the same entity for it is not delivered yet, so a send now
-     * could overtake it), or empty to send it.
-     *
-     * @param entityKey the source record's key (the entity whose order holds), or null
+     * Checked before a destination is called: why the pair must be parked instead of sent (the destination is
+     * suspended, or pairs this instance handed off for it are not delivered yet, so a send now could overtake them),
+     * or empty to send it.
      */
-    Optional<String> parkReason(DeliveryRequest request, String entityKey);
-
-    /**
-     * Completes when the retry path knows what waits in it as of this instance's latest source assignment; a park
-     * check waits for it (a previous owner's pairs could be overtaken otherwise).
-     */
-    default CompletableFuture<Void> caughtUp() {
-        return CompletableFuture.completedFuture(null);
-    }
+    Optional<String> parkReason(DeliveryRequest request);
 
     /**
      * Longest a pair waits on the commit path from its first failure ({@code retry.inlineBudget}); past it the

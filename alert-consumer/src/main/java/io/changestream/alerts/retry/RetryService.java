@@ -30,7 +30,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartitionInfo;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -99,7 +98,7 @@ public final class RetryService implements AutoCloseable {
         RetryService service = new RetryService(settings, states, Admin.create(adminProps));
         try {
             states.start();
-            service.path = new RetryPath(settings, producer, states, service.pendingNow(), meters, clock);
+            service.path = new RetryPath(settings, producer, states, service.pendingAtStart(), meters, clock);
             RetryProcessor processor = new RetryProcessor(settings, states, destinations, ledger,
                     deadLetters, subscriptions, pipeline, meters, clock);
             service.loop = new RetryLoop(settings, kafka, main.pollTimeout(), main.commitInterval(), processor, states,
@@ -118,16 +117,8 @@ public final class RetryService implements AutoCloseable {
         }
     }
 
-    /**
-     * The main path was assigned source partitions: what the retry group has not settled is read again (on the
-     * publisher thread), and the main path's park checks wait for it (decision 2202). Consumer thread; returns at once.
-     */
-    public void onSourceAssigned() {
-        path.catchUp(CompletableFuture.supplyAsync(this::pendingNow, publisher));
-    }
-
     /** Per partition, the newest offset not settled by the retry group now (absent: all settled). */
-    private Map<Integer, Long> pendingNow() {
+    private Map<Integer, Long> pendingAtStart() {
         Map<Integer, Long> out = new HashMap<>();
         lag().forEach((tp, l) -> {
             if (l[1] > l[0]) {

@@ -28,9 +28,6 @@ import java.util.Objects;
  * @param maxConcurrentPerDestination {@link #MAX_CONCURRENT_PER_DESTINATION}: retry records of one destination on
  *                              one partition tried at once (in order per entity; the destination's bulkhead
  *                              bounds what is on the wire)
- * @param maxParkedKeys         {@link #MAX_PARKED_KEYS}: entities of one destination whose parked pairs this
- *                              instance tracks; only their later pairs park behind them (past it, every later pair
- *                              of the destination parks until those handed off are settled)
  * @param recheckInterval       {@link #RECHECK_INTERVAL}: how often a waiting or parked record looks again
  * @param initialBackoff        {@link #INITIAL_BACKOFF}: first wait in the retry path without a Retry-After
  * @param maxBackoff            {@link #MAX_BACKOFF}: longest such wait
@@ -45,7 +42,7 @@ import java.util.Objects;
  */
 public record RetrySettings(String retryTopic, String stateTopic, String groupId, Duration inlineBudget,
                             int maxRecordBytes, int lanes, int maxHeld, int maxHeldPerDestination,
-                            int maxConcurrentPerDestination, int maxParkedKeys,
+                            int maxConcurrentPerDestination,
                             Duration recheckInterval,
                             Duration initialBackoff, Duration maxBackoff, int suspendAfterFailures,
                             Duration suspendAfterDuration, int maxDestinations, int dedupeEntries,
@@ -68,10 +65,6 @@ public record RetrySettings(String retryTopic, String stateTopic, String groupId
             "retry.maxConcurrentPerDestination").defaultsTo(8).atLeast(1).doc("retry records of one destination on "
             + "one partition tried at once, in order per entity (those settled out of order are published with the "
             + "progress, so a new owner skips them)");
-    public static final Setting<Integer> MAX_PARKED_KEYS = Setting.integer("retry.maxParkedKeysPerDestination")
-            .defaultsTo(1_000).atLeast(1).doc("entities of one destination whose pairs handed off by this instance "
-                    + "are tracked, so only their later pairs park behind them (past it: every later pair of the "
-                    + "destination parks until those are settled)");
     public static final Setting<Duration> RECHECK_INTERVAL = Setting.duration("retry.recheckInterval")
             .defaultsTo(Duration.ofSeconds(1)).positive().doc("how often a waiting or parked retry record looks again");
     public static final Setting<Duration> INITIAL_BACKOFF = Setting.duration("retry.initialBackoff")
@@ -93,9 +86,8 @@ public record RetrySettings(String retryTopic, String stateTopic, String groupId
             .defaultsTo(Duration.ofSeconds(30)).positive().doc("wait at start to read alert-destinations");
     /** The retry path's settings. */
     public static final List<Setting<?>> SETTINGS = List.of(INLINE_BUDGET, MAX_RECORD_BYTES, LANES, MAX_HELD,
-            MAX_HELD_PER_DESTINATION, MAX_CONCURRENT_PER_DESTINATION, MAX_PARKED_KEYS, RECHECK_INTERVAL,
-            INITIAL_BACKOFF, MAX_BACKOFF, SUSPEND_AFTER_FAILURES, SUSPEND_AFTER_DURATION, MAX_DESTINATIONS,
-            DEDUPE_ENTRIES, PUBLISH_INTERVAL,
+            MAX_HELD_PER_DESTINATION, MAX_CONCURRENT_PER_DESTINATION, RECHECK_INTERVAL, INITIAL_BACKOFF, MAX_BACKOFF,
+            SUSPEND_AFTER_FAILURES, SUSPEND_AFTER_DURATION, MAX_DESTINATIONS, DEDUPE_ENTRIES, PUBLISH_INTERVAL,
             STATE_CATCH_UP);
 
     public RetrySettings {
@@ -108,7 +100,6 @@ public record RetrySettings(String retryTopic, String stateTopic, String groupId
         MAX_HELD.check(maxHeld);
         MAX_HELD_PER_DESTINATION.check(maxHeldPerDestination);
         MAX_CONCURRENT_PER_DESTINATION.check(maxConcurrentPerDestination);
-        MAX_PARKED_KEYS.check(maxParkedKeys);
         RECHECK_INTERVAL.check(recheckInterval);
         INITIAL_BACKOFF.check(initialBackoff);
         MAX_BACKOFF.check(maxBackoff);
@@ -130,9 +121,8 @@ public record RetrySettings(String retryTopic, String stateTopic, String groupId
         return new RetrySettings(retryTopic, stateTopic, groupId, settings.get(INLINE_BUDGET),
                 settings.get(MAX_RECORD_BYTES), settings.get(LANES), settings.get(MAX_HELD),
                 settings.get(MAX_HELD_PER_DESTINATION), settings.get(MAX_CONCURRENT_PER_DESTINATION),
-                settings.get(MAX_PARKED_KEYS), settings.get(RECHECK_INTERVAL), settings.get(INITIAL_BACKOFF),
-                settings.get(MAX_BACKOFF), settings.get(SUSPEND_AFTER_FAILURES),
-                settings.get(SUSPEND_AFTER_DURATION),
+                settings.get(RECHECK_INTERVAL), settings.get(INITIAL_BACKOFF), settings.get(MAX_BACKOFF),
+                settings.get(SUSPEND_AFTER_FAILURES), settings.get(SUSPEND_AFTER_DURATION),
                 settings.get(MAX_DESTINATIONS), settings.get(DEDUPE_ENTRIES), settings.get(PUBLISH_INTERVAL),
                 settings.get(STATE_CATCH_UP), ackTimeout);
     }

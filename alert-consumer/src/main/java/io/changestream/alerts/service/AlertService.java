@@ -191,7 +191,6 @@ public final class AlertService implements AutoCloseable {
             @Override
             public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
                 ledger.onAssigned(committedOffsets);
-                retry.onSourceAssigned(); // a previous owner's hand-offs: park checks wait until they are read
             }
 
             @Override

@@ -29,7 +29,7 @@ class DestinationStatesRestartIT {
 
     private static RetrySettings settings(String stateTopic, Duration recheck) {
         return new RetrySettings("restart-retry", stateTopic, "g", Duration.ofSeconds(30), 1_048_576, 2, 8_000,
-                1_000, 1, 1_000, recheck, Duration.ofSeconds(1), Duration.ofMinutes(1), 20, Duration.ofDays(3), 10_000, 100_000,
+                1_000, 1, recheck, Duration.ofSeconds(1), Duration.ofMinutes(1), 20, Duration.ofDays(3), 10_000, 100_000,
                 Duration.ofMillis(200), Duration.ofSeconds(20), Duration.ofSeconds(10));
     }
 

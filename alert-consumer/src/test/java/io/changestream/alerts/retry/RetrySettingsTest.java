@@ -14,7 +14,7 @@ class RetrySettingsTest {
     private static RetrySettings settings(Duration inlineBudget, int maxHeldPerDestination, Duration initial, Duration max,
                                           int suspendAfterFailures) {
         return new RetrySettings("cs.alert-retry", "cs.alert-destinations", "g", inlineBudget, 1_048_576, 8,
-                8_000, maxHeldPerDestination, 16, 1_000, Duration.ofSeconds(1), initial, max, suspendAfterFailures, Duration.ofDays(3), 10_000,
+                8_000, maxHeldPerDestination, 16, Duration.ofSeconds(1), initial, max, suspendAfterFailures, Duration.ofDays(3), 10_000,
                 100_000, Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(10));
     }
 
