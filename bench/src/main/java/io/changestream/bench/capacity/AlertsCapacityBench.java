@@ -8,6 +8,10 @@ import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.TopicCatalog;
 import io.changestream.topics.model.ChangeEvent;
 import io.changestream.topics.serde.Serdes;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Statistic;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -102,9 +108,14 @@ public final class AlertsCapacityBench {
                 long until = System.currentTimeMillis() + Math.max(120_000, pairs / 5);
                 long seen = -1;
                 long quietSince = System.currentTimeMillis();
+                long traceAt = System.currentTimeMillis() + TRACE_EVERY_MILLIS;
                 while (receiver.distinct() < pairs && System.currentTimeMillis() < until) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
                     long now = receiver.distinct();
+                    if (System.currentTimeMillis() >= traceAt) {
+                        traceAt += TRACE_EVERY_MILLIS;
+                        trace(service.meters(), now);
+                    }
                     if (now >= pairs) {
                         doneCpu = processCpuNanos(); // within 100 ms of the last pair
                     }
@@ -156,6 +167,43 @@ public final class AlertsCapacityBench {
         System.out.flush();
         System.exit(0);
     }
+
+    /**
+     * Every 10 s on stderr: pairs so far and the service's gauges of what holds events back (pauses by reason, the
+     * delay queue, calls running, buffers, lanes, queued and in-flight deliveries, throttles, hand-offs), so a run
+     * below the limit shows which bound it waits on.
+     */
+    private static void trace(MeterRegistry meters, long pairsSoFar) {
+        Map<String, Double> sums = new TreeMap<>();
+        for (Meter m : meters.getMeters()) {
+            String name = m.getId().getName();
+            if (!TRACED.contains(name)) {
+                continue;
+            }
+            String reason = m.getId().getTag("reason");
+            String key = reason == null ? name : name + "{" + reason + "}";
+            for (Measurement v : m.measure()) {
+                if (v.getStatistic() == Statistic.VALUE
+                        || v.getStatistic() == Statistic.COUNT) {
+                    sums.merge(key, v.getValue(), name.endsWith("deepest") || name.endsWith("ratio")
+                            ? Math::max : Double::sum);
+                }
+            }
+        }
+        StringBuilder line = new StringBuilder("trace: pairs=").append(pairsSoFar);
+        sums.forEach((k, v) -> line.append(' ').append(k.replace("changestream.", "")).append('=')
+                .append(String.format(Locale.ROOT, "%.0f", v)));
+        System.err.println(line);
+    }
+
+    private static final long TRACE_EVERY_MILLIS = 10_000;
+    private static final Set<String> TRACED = Set.of("changestream.runtime.paused.partitions",
+            "changestream.runtime.delay.queue.size", "changestream.runtime.calls.running",
+            "changestream.runtime.buffered.bytes", "changestream.runtime.lane.queue.deepest",
+            "changestream.runtime.records.polled", "changestream.runtime.retries",
+            "changestream.alert.deliveries.queued", "changestream.alert.deliveries.in.flight",
+            "changestream.alert.throttled", "changestream.alert.retry.handoffs", "changestream.alert.deliveries.shed",
+            "changestream.runtime.commits", "changestream.alert.ledger.writes");
 
     /**
      * One contender: requests/s over its whole run and from the end of its warm-up to its last request, and the JVM's
