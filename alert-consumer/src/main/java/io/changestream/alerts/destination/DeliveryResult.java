@@ -19,9 +19,12 @@ import java.util.Objects;
  *                   its circuit is open or the blocking pool is full: the pair leaves the
  *                   commit path for the retry path at once (the destination's bulkhead, decision 2101), so it holds
  *                   none of the runtime's slots while its destination is in trouble
+ * @param backpressure a throttled RETRY held back by its destination's full queue while that destination answers
+ *                   promptly or has not answered yet (decision 2202): the service is behind, the destination is not
+ *                   failing, so the wait does not spend the pair's inline budget ({@code retry.inlineBudget})
  */
 public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, boolean throttled,
-                             boolean unanswered, boolean shed) {
+                             boolean unanswered, boolean shed, boolean backpressure) {
 
     /** The three outcomes. */
     public enum Kind {
@@ -37,7 +40,7 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
 
     /** A result of a request that was sent. */
     public DeliveryResult(Kind outcome, Duration retryAfter, String reason) {
-        this(outcome, retryAfter, reason, false, false, false);
+        this(outcome, retryAfter, reason, false, false, false, false);
     }
 
     public DeliveryResult {
@@ -57,6 +60,9 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
         if (shed && !throttled) {
             throw new IllegalArgumentException("only a throttled RETRY (never sent) can be shed");
         }
+        if (backpressure && (!throttled || shed)) {
+            throw new IllegalArgumentException("only a throttled RETRY that is not shed can be backpressure");
+        }
     }
 
     /** Delivered. */
@@ -72,7 +78,16 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
     /** Not sent: wait for the destination's next slot (rate limit or a receiver's pause); not an attempt. */
     public static DeliveryResult throttled(Duration after, String reason) {
         return new DeliveryResult(Kind.RETRY, Objects.requireNonNull(after, "after"), reason, true, false,
-                false);
+                false, false);
+    }
+
+    /**
+     * Not sent: the destination's queue is full while it answers promptly; tried again inline after {@code after},
+     * without spending the pair's inline budget. Not an attempt.
+     */
+    public static DeliveryResult backpressure(Duration after, String reason) {
+        return new DeliveryResult(Kind.RETRY, Objects.requireNonNull(after, "after"), reason, true, false,
+                false, true);
     }
 
     /**
@@ -80,12 +95,13 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
      * {@code after}, null: its backoff) instead of waiting inline. Not an attempt.
      */
     public static DeliveryResult shed(Duration after, String reason) {
-        return new DeliveryResult(Kind.RETRY, after == null ? Duration.ZERO : after, reason, true, false, true);
+        return new DeliveryResult(Kind.RETRY, after == null ? Duration.ZERO : after, reason, true, false, true,
+                false);
     }
 
     /** Retry (the runtime's backoff); the request may have reached the receiver: no answer came. */
     public static DeliveryResult unanswered(String reason) {
-        return new DeliveryResult(Kind.RETRY, null, reason, false, true, false);
+        return new DeliveryResult(Kind.RETRY, null, reason, false, true, false, false);
     }
 
     /** Give up: dead-letter it. */

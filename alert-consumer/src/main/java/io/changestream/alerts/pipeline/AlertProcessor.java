@@ -373,8 +373,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                         });
             }
             case RETRY_INLINE -> {
-                if (pair.firstFailedAt == 0 && !result.shed()) {
-                    pair.firstFailedAt = now; // the inline budget counts from the first failure
+                if (pair.firstFailedAt == 0 && !result.shed() && !result.backpressure()) {
+                    // the inline budget counts from the first failure; a prompt destination's full queue is none
+                    // (decision 2202): its pairs wait inline, in order, however far behind the service is
+                    pair.firstFailedAt = now;
                 }
                 retryInline(at, result, decision);
                 return CompletableFuture.completedFuture(null);

@@ -10,8 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.changestream.testkit.Brokers;
 import io.changestream.testkit.KafkaBroker;
 import io.changestream.topics.model.ChangeEvent;
+import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -90,6 +93,43 @@ class BulkheadIT {
             List<Receiver.Hit> all = receiver.hits("/amo");
             RetryPathFixture.assertOncePerEventInEntityOrder(all.subList(refused, all.size()), events, Set.of());
         }
+    }
+
+    @Test
+    void aPromptDestinationBehindItsFullQueueStaysOnTheCommitPathPastTheInlineBudgetAndASlowOneLeavesIt()
+            throws Exception {
+        RetryPathFixture setup = RetryPathFixture.of(broker, "bulkhead-behind");
+        Map<String, String> settings = new HashMap<>(setup.settings()); // inline budget 1 s
+        settings.put("delivery.maxConcurrentPerDestination", "1");
+        settings.put("delivery.maxQueuedPerDestination", "1");
+        try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
+                AlertTestSupport.config(settings))) {
+            receiver.slowEvery("/prompt", 1, Duration.ofMillis(20)).slowEvery("/slow", 1, Duration.ofMillis(700));
+            create(a.httpPort(), request("prompt", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/prompt"), null) + "]", 3));
+            List<ChangeEvent> events = RetryPathFixture.events("bulkhead-behind-", 150, ENTITIES);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
+            Awaitility.await("one request at a time, 20 ms each: several inline budgets").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100)).until(() -> receiver.hits("/prompt").size() >= events.size());
+            RetryPathFixture.assertOncePerEventInEntityOrder(receiver.hits("/prompt"), events, Set.of());
+            assertEquals(0.0, handoffs(a), "a destination answering in 20 ms is not failing: its pairs waited behind "
+                    + "its full queue on the commit path (decision 2202), none went to the retry path");
+
+            create(a.httpPort(), request("slow", "[\"all\"]", "[]",
+                    "[" + webhook("Webhook", receiver.url("/slow"), null) + "]", 3));
+            List<ChangeEvent> more = RetryPathFixture.events("bulkhead-slow-", 12, 4);
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(), more);
+            Awaitility.await("every event reaches the slow receiver").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> receiver.hits("/slow").size() >= more.size());
+            RetryPathFixture.assertOncePerEventInEntityOrder(receiver.hits("/slow"), more, Set.of());
+            assertTrue(handoffs(a) > 0, "a destination answering in 700 ms (above a quarter of delivery.stallTimeout)"
+                    + " behind its full queue spends the inline budget: its pairs leave the commit path");
+        }
+    }
+
+    private static double handoffs(AlertService service) {
+        return service.meters().find("changestream.alert.retry.handoffs").counters().stream()
+                .mapToDouble(Counter::count).sum();
     }
 
     @Test

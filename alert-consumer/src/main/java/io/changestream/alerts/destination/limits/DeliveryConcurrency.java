@@ -33,7 +33,8 @@ public record DeliveryConcurrency(int maxConcurrentPerDestination, int maxQueued
             .doc("requests in flight to one destination; more wait in its queue");
     public static final Setting<Integer> MAX_QUEUED_PER_DESTINATION = Setting.integer(
             "delivery.maxQueuedPerDestination").defaultsTo(100).atLeast(0).doc("requests waiting for one "
-            + "destination; one more sheds the queue with it to the retry path (not sent, not an attempt)");
+            + "destination; one more is tried again inline, or sheds the queue with it to the retry path when the "
+            + "destination answers slowly and nothing came for a while (not sent, not an attempt)");
     public static final Setting<Duration> MAX_QUEUE_WAIT = Setting.duration("delivery.maxQueueWait")
             .defaultsTo(Duration.ofSeconds(30)).notNegative()
             .doc("longest a request waits for its destination's slot; later, it is shed to the retry path");

@@ -37,11 +37,16 @@ import java.util.function.Supplier;
  * for). A timer fires at that bound whenever requests wait: a stalled destination's {@link Patience#SHED} requests —
  * queued ones and new ones — complete at once with a {@link DeliveryResult#shed shed} result (never sent, not an
  * attempt) and the alert processor hands their pairs to the retry path; so does one whose turn comes after
- * {@link DeliveryConcurrency#maxQueueWait()}, and one that finds the queue full when the destination answered nothing
- * since its oldest waiting request came and for a quarter of the stall bound — with the queue (left waiting, it would
- * hold that many events, and the keys behind them, in the runtime). A full queue of a destination that answers (a
- * burst) is a throttled retry inline, after {@link #QUEUE_FULL_WAIT}. {@link Patience#WAIT} requests keep their place
- * in the queue however slow the destination; a full queue is a throttled result for them.
+ * {@link DeliveryConcurrency#maxQueueWait()}, and one that finds the queue full when the destination is not known to
+ * answer promptly and answered nothing since its oldest waiting request came and for a quarter of the stall bound —
+ * with the queue (left waiting, it would hold that many events, and the keys behind them, in the runtime). Otherwise
+ * a full queue is a throttled retry inline, after {@link #QUEUE_FULL_WAIT}; while the destination's answers take at
+ * most a quarter of the stall bound (a moving average), or before its first answer, it is
+ * {@link DeliveryResult#backpressure backpressure}, which does not spend the pair's inline budget: the service is
+ * behind, not the destination (decision 2202: shedding those queues, or handing their pairs off after the budget,
+ * moved healthy destinations of a CPU-saturated service onto the retry path, and every later pair of theirs behind
+ * them). {@link Patience#WAIT} requests keep their place in the queue however slow the destination; a full queue is a
+ * throttled result for them.
  *
  * <p>A destination's entry exists only while it has requests in flight or waiting, so the map is bounded by them.
  * Cancelling a request's future cancels the send (the HTTP exchange is aborted); a queued one is skipped.
@@ -78,6 +83,8 @@ public final class DestinationConcurrency implements AutoCloseable {
         int limit;
         /** Epoch ms of the last answer, or of the slot's first request. */
         long lastAnswer;
+        /** How long its answers take, ms (a moving average over about the last 32), or -1 before the first. */
+        long answerMillis = -1;
         /** Whether a stall check is scheduled. */
         boolean checking;
         final ArrayDeque<Request> waiting = new ArrayDeque<>();
@@ -100,8 +107,10 @@ public final class DestinationConcurrency implements AutoCloseable {
         START,
         /** Every slot busy: wait in the queue. */
         QUEUED,
-        /** Every slot busy and the queue full, the destination answering (or the request waits): throttled. */
+        /** Every slot busy and the queue full, the destination slow to answer (or the request waits): throttled. */
         FULL,
+        /** Every slot busy and the queue full, the destination answering promptly: backpressure. */
+        BEHIND,
         /** The destination cannot take it: shed, with its queue. */
         SHED
     }
@@ -135,14 +144,17 @@ public final class DestinationConcurrency implements AutoCloseable {
             } else {
                 why[0] = settings.maxQueuedPerDestination() + " requests already wait for destination " + key
                         + " (delivery.maxQueuedPerDestination)";
-                if (patience != Patience.WAIT && s.lastAnswer <= s.waiting.peekFirst().since
-                        && now - s.lastAnswer > settings.stallTimeout().toMillis() / 4) {
-                    // it filled its queue without answering once, for a while (not a burst at its first requests):
-                    // the queue leaves too, before it holds the runtime
+                boolean prompt = s.answerMillis >= 0 && s.answerMillis <= promptAnswerMillis();
+                if (patience != Patience.WAIT && !prompt && s.lastAnswer <= s.waiting.peekFirst().since
+                        && now - s.lastAnswer > promptAnswerMillis()) {
+                    // not known to answer promptly, and it filled its queue without answering for a while (not a
+                    // burst at its first requests): the queue leaves too, before it holds the runtime
                     takeSheddable(s, leaving);
                     admission[0] = Admission.SHED;
                 } else {
-                    admission[0] = Admission.FULL; // busy but answering (a burst): tried again inline
+                    // busy but answering: tried again inline; backpressure when it answers promptly (the service
+                    // is behind, not the destination)
+                    admission[0] = prompt || s.answerMillis < 0 ? Admission.BEHIND : Admission.FULL;
                 }
             }
             check[0] = arm(s);
@@ -156,9 +168,15 @@ public final class DestinationConcurrency implements AutoCloseable {
             case START -> start(key, request);
             case QUEUED -> count(queued, type).incrementAndGet();
             case FULL -> request.result().complete(DeliveryResult.throttled(QUEUE_FULL_WAIT, why[0]));
+            case BEHIND -> request.result().complete(DeliveryResult.backpressure(QUEUE_FULL_WAIT, why[0]));
             default -> shedOne(request, why[0]);
         }
         return request.result();
+    }
+
+    /** Answers of a destination that take at most this long (a quarter of the stall bound) are prompt. */
+    private long promptAnswerMillis() {
+        return settings.stallTimeout().toMillis() / 4;
     }
 
     private String stallReason(String key) {
@@ -243,6 +261,7 @@ public final class DestinationConcurrency implements AutoCloseable {
 
     private void start(String key, Request request) {
         count(inFlight, request.type()).incrementAndGet();
+        long sent = clock.millis();
         CompletionStage<DeliveryResult> stage;
         try {
             stage = request.send().get();
@@ -254,7 +273,7 @@ public final class DestinationConcurrency implements AutoCloseable {
         running.whenComplete((result, error) -> {
             count(inFlight, request.type()).decrementAndGet();
             finished(key, result != null && !result.unanswered() && !result.throttled(),
-                    error != null || (result != null && result.unanswered()));
+                    error != null || (result != null && result.unanswered()), clock.millis() - sent);
             if (error != null) {
                 request.result().completeExceptionally(error);
             } else {
@@ -265,11 +284,11 @@ public final class DestinationConcurrency implements AutoCloseable {
 
     /**
      * Adapts the destination's limit to how the request ended ({@code answered}: +1 when the destination was at its
-     * limit; {@code lost}: halved), then hands the finished request's slot to the next waiting one, or frees it. A
-     * waiting sheddable request whose turn comes after {@link DeliveryConcurrency#maxQueueWait()} is shed: its
-     * destination is too slow for it to wait inline.
+     * limit, and {@code tookMillis} joins its answer time; {@code lost}: halved), then hands the finished request's
+     * slot to the next waiting one, or frees it. A waiting sheddable request whose turn comes after
+     * {@link DeliveryConcurrency#maxQueueWait()} is shed: its destination is too slow for it to wait inline.
      */
-    private void finished(String key, boolean answered, boolean lost) {
+    private void finished(String key, boolean answered, boolean lost, long tookMillis) {
         long now = clock.millis();
         int released = 1;
         boolean adapt = true;
@@ -281,6 +300,8 @@ public final class DestinationConcurrency implements AutoCloseable {
             slots.computeIfPresent(key, (k, slot) -> {
                 if (adaptNow && answered) {
                     slot.lastAnswer = now;
+                    slot.answerMillis = slot.answerMillis < 0 ? tookMillis
+                            : (slot.answerMillis * 31 + tookMillis) / 32; // smooth: one pause is not a slow receiver
                     if (slot.running >= slot.limit) {
                         slot.limit = Math.min(settings.maxConcurrentPerDestination(), slot.limit + 1);
                     }

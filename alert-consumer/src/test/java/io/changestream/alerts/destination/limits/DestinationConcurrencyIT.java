@@ -118,6 +118,16 @@ class DestinationConcurrencyIT {
                 meters, null);
     }
 
+    /** Requests 0 to {@code n - 1} to {@code d}, in order; a mutable list, for the test to add to. */
+    private static List<CompletableFuture<DeliveryResult>> sendMany(DestinationRegistry registry,
+                                                                    SubscriptionDestination d, int n) {
+        List<CompletableFuture<DeliveryResult>> sent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            sent.add(registry.deliverAsync(request(d, i)));
+        }
+        return sent;
+    }
+
     private static DeliveryRequest request(SubscriptionDestination d, int i) {
         return DeliveryRequest.of(Fixtures.subscription(d), d, Fixtures.event(), 1 + i);
     }
@@ -284,12 +294,9 @@ class DestinationConcurrencyIT {
              DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
             SubscriptionDestination d = Fixtures.destination("full", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.url("/full") + "\"}");
-            List<CompletableFuture<DeliveryResult>> results = new ArrayList<>();
-            for (int i = 0; i < LIMIT + 3; i++) {
-                results.add(registry.deliverAsync(request(d, i)));
-            }
+            List<CompletableFuture<DeliveryResult>> results = sendMany(registry, d, LIMIT + 3);
             DeliveryResult burst = registry.deliverAsync(request(d, 10)).join();
-            assertTrue(burst.throttled() && !burst.shed() && burst.reason().contains(
+            assertTrue(burst.throttled() && burst.backpressure() && !burst.shed() && burst.reason().contains(
                     "delivery.maxQueuedPerDestination"), "a burst on its first requests waits inline: " + burst);
             clock.advance(Duration.ofMillis(600)); // no answer since the queue formed, for a quarter of stallTimeout
             results.add(registry.deliverAsync(request(d, 11)));
@@ -322,6 +329,90 @@ class DestinationConcurrencyIT {
                     .join();
             assertEquals(LIMIT, receiver.received("/full"), "the shed ones were never sent");
             assertEquals(LIMIT + 3, receiver.received("/full-wait"));
+        }
+    }
+
+    @Test
+    void aPromptDestinationsFullQueueWithoutAnswersForAWhileIsBackpressureUntilTheStallBound() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        AtomicInteger arrived = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        try (LoopbackHttpServer receiver = LoopbackHttpServer.start(16, exchange -> {
+                 exchange.getRequestBody().readAllBytes();
+                 if (arrived.incrementAndGet() > 2) { // the first two answer at once (0 ms on the frozen clock)
+                     try {
+                         release.await(30, TimeUnit.SECONDS);
+                     } catch (InterruptedException e) {
+                         Thread.currentThread().interrupt();
+                     }
+                 }
+                 exchange.sendResponseHeaders(200, -1);
+                 exchange.close();
+             });
+             DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
+            SubscriptionDestination d = Fixtures.destination("prompt", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/prompt") + "\"}");
+            List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
+                    .filter(CompletableFuture::isDone).count() == 2);
+            for (int i = 0; i < 2 + 3; i++) { // two more on the wire (held), three queued
+                sent.add(registry.deliverAsync(request(d, 10 + i)));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT + 2);
+            clock.advance(Duration.ofMillis(600)); // no answer since the queue formed, for a quarter of stallTimeout
+            DeliveryResult behind = registry.deliverAsync(request(d, 20)).join();
+            assertTrue(behind.throttled() && behind.backpressure() && !behind.shed(), "a destination known to "
+                    + "answer promptly keeps its queue past a quarter of the stall bound (decision 2202): " + behind);
+            assertEquals(2, sent.stream().filter(CompletableFuture::isDone).count(), "the queue keeps its place");
+
+            clock.advance(Duration.ofMillis(1_500)); // every slot busy, no answer for more than stallTimeout
+            DeliveryResult stalled = registry.deliverAsync(request(d, 21)).join();
+            assertTrue(stalled.shed() && stalled.reason().contains("delivery.stallTimeout"), stalled.toString());
+            assertEquals(2 + 3, sent.stream().filter(CompletableFuture::isDone).count(), "the stalled "
+                    + "destination's queue left with it");
+            release.countDown();
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+        }
+    }
+
+    @Test
+    void aFullQueueIsBackpressureWhileItsDestinationAnswersPromptlyAndAThrottleOnceItAnswersSlowly() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (LoopbackHttpServer slow = LoopbackHttpServer.start(16, exchange -> {
+                 exchange.getRequestBody().readAllBytes();
+                 try {
+                     Thread.sleep(600); // above a quarter of the 2 s stall bound, well within it
+                 } catch (InterruptedException e) {
+                     Thread.currentThread().interrupt();
+                 }
+                 exchange.sendResponseHeaders(200, -1);
+                 exchange.close();
+             });
+             DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), Clock.systemUTC())) {
+            SubscriptionDestination d = Fixtures.destination("answers-slowly", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + slow.url("/slowly") + "\"}");
+            List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT + 3);
+            DeliveryResult cold = registry.deliverAsync(request(d, 10)).join();
+            assertTrue(cold.throttled() && cold.backpressure() && !cold.shed(), "before its first answer, a full "
+                    + "queue is the service's backpressure (it does not spend the inline budget): " + cold);
+            List<CompletableFuture<DeliveryResult>> first = List.copyOf(sent.subList(0, LIMIT));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> first.stream()
+                    .allMatch(CompletableFuture::isDone));
+            DeliveryResult full = null;
+            for (int i = 0; i < 10 && full == null; i++) { // the queued three run now: fill the slot again
+                CompletableFuture<DeliveryResult> next = registry.deliverAsync(request(d, 20 + i));
+                if (next.isDone()) {
+                    full = next.join();
+                } else {
+                    sent.add(next);
+                }
+            }
+            assertTrue(full != null && full.throttled() && !full.backpressure(), "answers taking 600 ms: the "
+                    + "destination is slow, its full queue spends the pair's inline budget (or leaves with it): " + full);
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+            assertTrue(sent.stream().map(CompletableFuture::join).allMatch(r -> r.isDelivered() || r.shed()),
+                    "the rest were sent, or shed unsent to the retry path");
         }
     }
 
