@@ -107,11 +107,16 @@ class BulkheadIT {
             receiver.slowEvery("/prompt", 1, Duration.ofMillis(20)).slowEvery("/slow", 1, Duration.ofMillis(700));
             create(a.httpPort(), request("prompt", "[\"all\"]", "[]",
                     "[" + webhook("Webhook", receiver.url("/prompt"), null) + "]", 3));
+            // one first, so the service's first request (connections, JIT) is not the one that finds a full queue
+            AlertTestSupport.produce(broker, setup.catalog().changes().name(),
+                    RetryPathFixture.events("bulkhead-warm-", 1, 1));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> receiver.hits("/prompt").size() == 1);
             List<ChangeEvent> events = RetryPathFixture.events("bulkhead-behind-", 150, ENTITIES);
             AlertTestSupport.produce(broker, setup.catalog().changes().name(), events);
             Awaitility.await("one request at a time, 20 ms each: several inline budgets").atMost(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofMillis(100)).until(() -> receiver.hits("/prompt").size() >= events.size());
-            RetryPathFixture.assertOncePerEventInEntityOrder(receiver.hits("/prompt"), events, Set.of());
+                    .pollInterval(Duration.ofMillis(100)).until(() -> receiver.hits("/prompt").size() > events.size());
+            List<Receiver.Hit> prompt = receiver.hits("/prompt");
+            RetryPathFixture.assertOncePerEventInEntityOrder(prompt.subList(1, prompt.size()), events, Set.of());
             assertEquals(0.0, handoffs(a), "a destination answering in 20 ms is not failing: its pairs waited behind "
                     + "its full queue on the commit path (decision 2202), none went to the retry path");
 

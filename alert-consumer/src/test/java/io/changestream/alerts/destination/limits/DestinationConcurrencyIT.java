@@ -337,15 +337,16 @@ class DestinationConcurrencyIT {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
         AtomicInteger arrived = new AtomicInteger();
+        CountDownLatch firstTwo = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (LoopbackHttpServer receiver = LoopbackHttpServer.start(16, exchange -> {
                  exchange.getRequestBody().readAllBytes();
-                 if (arrived.incrementAndGet() > 2) { // the first two answer at once (0 ms on the frozen clock)
-                     try {
-                         release.await(30, TimeUnit.SECONDS);
-                     } catch (InterruptedException e) {
-                         Thread.currentThread().interrupt();
-                     }
+                 // the first two answer when told (0 ms on the frozen clock), once all four are on the wire: an
+                 // idle destination's slot, and what it knows of its answers, ends with its last request
+                 try {
+                     (arrived.incrementAndGet() <= 2 ? firstTwo : release).await(30, TimeUnit.SECONDS);
+                 } catch (InterruptedException e) {
+                     Thread.currentThread().interrupt();
                  }
                  exchange.sendResponseHeaders(200, -1);
                  exchange.close();
@@ -354,8 +355,12 @@ class DestinationConcurrencyIT {
             SubscriptionDestination d = Fixtures.destination("prompt", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.url("/prompt") + "\"}");
             List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT);
+            firstTwo.countDown();
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
                     .filter(CompletableFuture::isDone).count() == 2);
+            assertTrue(sent.stream().filter(CompletableFuture::isDone).map(CompletableFuture::join)
+                    .allMatch(DeliveryResult::isDelivered));
             for (int i = 0; i < 2 + 3; i++) { // two more on the wire (held), three queued
                 sent.add(registry.deliverAsync(request(d, 10 + i)));
             }
@@ -409,7 +414,8 @@ class DestinationConcurrencyIT {
                 }
             }
             assertTrue(full != null && full.throttled() && !full.backpressure(), "answers taking 600 ms: the "
-                    + "destination is slow, its full queue spends the pair's inline budget (or leaves with it): " + full);
+                    + "destination is slow, its full queue spends the pair's inline budget (or leaves with it): "
+                    + full);
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
             assertTrue(sent.stream().map(CompletableFuture::join).allMatch(r -> r.isDelivered() || r.shed()),
                     "the rest were sent, or shed unsent to the retry path");
