@@ -384,17 +384,23 @@ class DestinationConcurrencyIT {
     @Test
     void aFullQueueIsBackpressureWhileItsDestinationAnswersPromptlyAndAThrottleOnceItAnswersSlowly() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        AtomicInteger arrived = new AtomicInteger();
+        CountDownLatch firstFour = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         try (LoopbackHttpServer slow = LoopbackHttpServer.start(16, exchange -> {
                  exchange.getRequestBody().readAllBytes();
+                 // the first four answer when told, 600 ms later on the service's clock (above a quarter of the
+                 // 2 s stall bound, well within it); the later ones keep the destination's slot until the end
                  try {
-                     Thread.sleep(600); // above a quarter of the 2 s stall bound, well within it
+                     (arrived.incrementAndGet() <= LIMIT ? firstFour : release).await(30, TimeUnit.SECONDS);
                  } catch (InterruptedException e) {
                      Thread.currentThread().interrupt();
                  }
                  exchange.sendResponseHeaders(200, -1);
                  exchange.close();
              });
-             DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), Clock.systemUTC())) {
+             DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
             SubscriptionDestination d = Fixtures.destination("answers-slowly", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + slow.url("/slowly") + "\"}");
             List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT + 3);
@@ -402,6 +408,9 @@ class DestinationConcurrencyIT {
             assertTrue(cold.throttled() && cold.backpressure() && !cold.shed(), "before its first answer, a full "
                     + "queue is the service's backpressure (it does not spend the inline budget): " + cold);
             List<CompletableFuture<DeliveryResult>> first = List.copyOf(sent.subList(0, LIMIT));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT);
+            clock.advance(Duration.ofMillis(600));
+            firstFour.countDown();
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> first.stream()
                     .allMatch(CompletableFuture::isDone));
             DeliveryResult full = null;
@@ -416,6 +425,7 @@ class DestinationConcurrencyIT {
             assertTrue(full != null && full.throttled() && !full.backpressure(), "answers taking 600 ms: the "
                     + "destination is slow, its full queue spends the pair's inline budget (or leaves with it): "
                     + full);
+            release.countDown();
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
             assertTrue(sent.stream().map(CompletableFuture::join).allMatch(r -> r.isDelivered() || r.shed()),
                     "the rest were sent, or shed unsent to the retry path");
