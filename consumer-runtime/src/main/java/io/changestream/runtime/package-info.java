@@ -32,7 +32,8 @@
  *       success → done; {@code retryAfter} or a thrown {@link io.changestream.runtime.RetryLaterException} →
  *       parked in the delay queue with exponential backoff and jitter (up to
  *       {@link io.changestream.runtime.RuntimeConfig#maxAttempts()}); {@code deferUntil} → parked until a
- *       not-before instant (not an attempt); {@code fail}, a non-retriable exception, exhausted retries or an attempt
+ *       not-before instant (not an attempt); {@code await} → parked until its signal completes, at most a bound
+ *       (not an attempt); {@code fail}, a non-retriable exception, exhausted retries or an attempt
  *       past {@link io.changestream.runtime.RuntimeConfig#processingTimeout()} (interrupted, its lane gets a
  *       new thread, never retried) → the {@link io.changestream.runtime.FailureHandler}, then done.</li>
  *   <li>A record that does not deserialize does not stop its partition: it goes to the failure handler with a

@@ -78,6 +78,8 @@ final class LaneLoop<K, V> {
     private final Map<Object, Chain<K, V>> parked = new ConcurrentHashMap<>();
     /** Worker-owned: keys with an asynchronous call running, head = the running event. */
     private final Map<Object, Chain<K, V>> busy = new HashMap<>();
+    /** The last park's token of this lane (worker-owned). */
+    private long tokens;
     /** Asynchronous calls running (the timer and a revoking consumer thread read it). */
     private final Set<WorkItem<K, V>> calls = ConcurrentHashMap.newKeySet();
     private final Queue<Completed<K, V>> completions = new ConcurrentLinkedQueue<>();
@@ -339,7 +341,7 @@ final class LaneLoop<K, V> {
             if (c.items.isEmpty()) {
                 parked.remove(item.routingKey);
             } else {
-                c.token++;
+                c.token = ++tokens;
                 c.describe(c.items.peekFirst(), ctx.clock().millis(), "next after a lane error");
                 ctx.delays().schedule(ctx.clock().millis(), index, item.routingKey, c.token);
             }
@@ -675,6 +677,15 @@ final class LaneLoop<K, V> {
             park(item, d.notBefore().toEpochMilli(), "deferred: " + d.reason());
             return Step.PARKED;
         }
+        if (outcome instanceof Outcome.Await a) {
+            ctx.metrics().processing(RuntimeMetrics.Result.DEFER).record(nanos, TimeUnit.NANOSECONDS);
+            long token = park(item, ctx.clock().millis() + a.atMost().toMillis(), "awaiting: " + a.reason());
+            Object key = item.routingKey;
+            // the signal releases the park early: a Due now with the park's token (a later park has another one,
+            // so a late signal releases nothing); the bound's own Due then finds a stale token
+            a.signal().whenComplete((v, e) -> ctx.delays().schedule(ctx.clock().millis(), index, key, token));
+            return Step.PARKED;
+        }
         Outcome.Fail f = (Outcome.Fail) outcome;
         ctx.metrics().processing(RuntimeMetrics.Result.FAIL).record(nanos, TimeUnit.NANOSECONDS);
         return handFailure(item, new Failure(Failure.Kind.FAILED, f.reason(), null, attempt));
@@ -769,8 +780,11 @@ final class LaneLoop<K, V> {
         doneCount = 0;
     }
 
-    /** Parks {@code item}: a new chain for its key, or (already the chain's head) a new due time. */
-    private void park(WorkItem<K, V> item, long dueMillis, String reason) {
+    /**
+     * Parks {@code item}: a new chain for its key, or (already the chain's head) a new due time. Returns the park's
+     * token (unique in this lane: a Due of an earlier park, or of an earlier chain of the key, never matches it).
+     */
+    private long park(WorkItem<K, V> item, long dueMillis, String reason) {
         Chain<K, V> c = parked.get(item.routingKey);
         if (c == null) {
             c = new Chain<>();
@@ -779,9 +793,10 @@ final class LaneLoop<K, V> {
             parked.put(item.routingKey, c);
             ctx.delays().added(1);
         }
-        c.token++;
+        c.token = ++tokens;
         c.describe(item, dueMillis, reason);
         ctx.delays().schedule(dueMillis, index, item.routingKey, c.token);
+        return c.token;
     }
 
     /** New worker after a timeout: fails the timed-out event, then resumes its chain; false if abandoned again. */
@@ -854,7 +869,7 @@ final class LaneLoop<K, V> {
                 it.remove();
             } else if (c.items.peekFirst() != head) {
                 WorkItem<K, V> next = c.items.peekFirst();
-                c.token++;
+                c.token = ++tokens;
                 c.describe(next, ctx.clock().millis(), "next after a revoked event");
                 ctx.delays().schedule(ctx.clock().millis(), index, e.getKey(), c.token);
             }

@@ -234,6 +234,46 @@ class LaneLoopTest {
     }
 
     @Test
+    void awaitHoldsTheKeyUntilItsSignalWithoutCountingAnAttemptAndALateSignalReleasesNothing() {
+        CompletableFuture<Void> room = new CompletableFuture<>();
+        CompletableFuture<Void> late = new CompletableFuture<>();
+        AtomicInteger calls = new AtomicInteger();
+        start(e -> {
+            seen.add(e.value() + "#" + e.attempt());
+            int call = calls.incrementAndGet();
+            if (call == 1) {
+                return Outcome.await(room, Duration.ofSeconds(60), "queue full");
+            }
+            if (call == 2) {
+                // its second wait ends at the bound: the first signal, completing later, must not end it
+                return Outcome.await(late, Duration.ofSeconds(5), "queue full again");
+            }
+            return Outcome.success();
+        });
+        offer("a", "a1");
+        offer("a", "a2");
+        Awaitility.await().atMost(WAIT).until(() -> delays.size() == 2);
+        timer.tick();
+        assertEquals(List.of("a1#1"), seen, "nothing is due before the signal (the clock has not moved)");
+        room.complete(null);
+        timer.tick();
+        Awaitility.await().atMost(WAIT).until(() -> seen.size() == 2);
+        assertEquals(List.of("a1#1", "a1#1"), seen, "the signal released it, and an await is not an attempt");
+        Awaitility.await().atMost(WAIT).until(() -> lane.parkedKeys(10).size() == 1
+                && lane.parkedKeys(10).get(0).reason().startsWith("awaiting: queue full again"));
+        timer.tick();
+        assertEquals(2, seen.size(), "the first park's signal does not release the second");
+        clock.advance(Duration.ofSeconds(5));
+        timer.tick();
+        awaitCommittable(2);
+        assertEquals(List.of("a1#1", "a1#1", "a1#1", "a2#1"), seen, "the bound released it; a2 waited behind");
+        assertTrue(failures.isEmpty());
+        late.complete(null); // a signal of a park that ended releases nothing
+        timer.tick();
+        assertEquals(4, seen.size());
+    }
+
+    @Test
     void anAttemptPastTheTimeoutFailsOnANewThreadAndTheKeysChainGoesOn() {
         CountDownLatch release = new CountDownLatch(1);
         start(e -> {
