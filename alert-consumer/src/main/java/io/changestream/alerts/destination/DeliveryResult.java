@@ -2,6 +2,7 @@ package io.changestream.alerts.destination;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What a delivery attempt achieved.
@@ -22,9 +23,11 @@ import java.util.Objects;
  * @param backpressure a throttled RETRY held back by its destination's full queue while that destination answers
  *                   promptly or has not answered yet (decision 2202): the service is behind, the destination is not
  *                   failing, so the wait does not spend the pair's inline budget ({@code retry.inlineBudget})
+ * @param room       for backpressure: completes when the destination's queue has room for this request again (the
+ *                   request is tried then instead of after {@code retryAfter}), or null when it does not tell
  */
 public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, boolean throttled,
-                             boolean unanswered, boolean shed, boolean backpressure) {
+                             boolean unanswered, boolean shed, boolean backpressure, CompletionStage<Void> room) {
 
     /** The three outcomes. */
     public enum Kind {
@@ -40,7 +43,7 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
 
     /** A result of a request that was sent. */
     public DeliveryResult(Kind outcome, Duration retryAfter, String reason) {
-        this(outcome, retryAfter, reason, false, false, false, false);
+        this(outcome, retryAfter, reason, false, false, false, false, null);
     }
 
     public DeliveryResult {
@@ -63,6 +66,9 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
         if (backpressure && (!throttled || shed)) {
             throw new IllegalArgumentException("only a throttled RETRY that is not shed can be backpressure");
         }
+        if (room != null && !backpressure) {
+            throw new IllegalArgumentException("only backpressure waits for room");
+        }
     }
 
     /** Delivered. */
@@ -78,16 +84,17 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
     /** Not sent: wait for the destination's next slot (rate limit or a receiver's pause); not an attempt. */
     public static DeliveryResult throttled(Duration after, String reason) {
         return new DeliveryResult(Kind.RETRY, Objects.requireNonNull(after, "after"), reason, true, false,
-                false, false);
+                false, false, null);
     }
 
     /**
-     * Not sent: the destination's queue is full while it answers promptly; tried again inline after {@code after},
-     * without spending the pair's inline budget. Not an attempt.
+     * Not sent: the destination's queue is full while it answers promptly; tried again inline when {@code room}
+     * completes (null: it does not tell), after {@code after} at the latest, without spending the pair's inline
+     * budget. Not an attempt.
      */
-    public static DeliveryResult backpressure(Duration after, String reason) {
+    public static DeliveryResult backpressure(Duration after, String reason, CompletionStage<Void> room) {
         return new DeliveryResult(Kind.RETRY, Objects.requireNonNull(after, "after"), reason, true, false,
-                false, true);
+                false, true, room);
     }
 
     /**
@@ -96,12 +103,12 @@ public record DeliveryResult(Kind outcome, Duration retryAfter, String reason, b
      */
     public static DeliveryResult shed(Duration after, String reason) {
         return new DeliveryResult(Kind.RETRY, after == null ? Duration.ZERO : after, reason, true, false, true,
-                false);
+                false, null);
     }
 
     /** Retry (the runtime's backoff); the request may have reached the receiver: no answer came. */
     public static DeliveryResult unanswered(String reason) {
-        return new DeliveryResult(Kind.RETRY, null, reason, false, true, false, false);
+        return new DeliveryResult(Kind.RETRY, null, reason, false, true, false, false, null);
     }
 
     /** Give up: dead-letter it. */

@@ -192,7 +192,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         }
         org.slf4j.MDC.put("traceId", progress.trace.traceId()); // cleared when process returns, like eventId
         boolean replay = isReplay(event);
-        RetryAsk retry = new RetryAsk();
+        RetryAsk retry = new RetryAsk(clock);
         List<CompletableFuture<Void>> pairs = new ArrayList<>();
         for (ActiveSubscription active : subscriptionsFor(event)) {
             EventSubscription sub = active.subscription();
@@ -217,8 +217,14 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         }
         return CompletableFuture.allOf(pairs.toArray(CompletableFuture[]::new)).thenApply(v -> {
             if (retry.reason != null) {
-                if (retry.after != null) {
-                    return Outcome.retryAfter(retry.after, retry.reason);
+                Duration after = retry.after();
+                if (!retry.attempt && after != null) {
+                    // no pair was sent (decision 2203): not an attempt of the runtime either; back after the longest
+                    // wait asked, or sooner when a destination that held one back for its full queue has room
+                    return Outcome.await(retry.room(), after, retry.reason);
+                }
+                if (after != null) {
+                    return Outcome.retryAfter(after, retry.reason);
                 }
                 throw new RetryLaterException(retry.reason);
             }
@@ -387,19 +393,59 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
 
     /** The group is retried with the event: its status says when, the runtime waits the longest wait asked. */
     private static void retryInline(PairAttempt at, DeliveryResult result, DeliveryDecision decision) {
-        at.retry().ask(result.retryAfter() != null || result.shed() ? decision.delay() : null, result.reason());
+        at.retry().ask(result.retryAfter() != null || result.shed() ? decision.delay() : null, result.reason(),
+                result);
     }
 
-    /** What the pairs of one attempt ask of the runtime: the longest receiver's wait and the last reason. */
+    /**
+     * What the pairs of one attempt ask of the runtime: the latest time a receiver asked to wait for and the last
+     * reason; whether any was sent (a throttled result was not: it is no attempt, unless shed), and the signals of
+     * room of backpressured ones. A wait counts from its result, not from the attempt's end: a rate limit's slot is
+     * kept only when its request comes back on time (decision 2203), however long the event's other pairs took.
+     */
     private static final class RetryAsk {
-        private Duration after;
+        private final Clock clock;
+        private long dueNanos;
+        private boolean waits;
         private String reason;
+        private boolean attempt;
+        private final List<CompletableFuture<Void>> rooms = new ArrayList<>(1);
 
-        synchronized void ask(Duration retryAfter, String why) {
-            if (retryAfter != null && (after == null || retryAfter.compareTo(after) > 0)) {
-                after = retryAfter;
+        RetryAsk(Clock clock) {
+            this.clock = clock;
+        }
+
+        synchronized void ask(Duration retryAfter, String why, DeliveryResult result) {
+            if (retryAfter != null) {
+                long due = nanos() + retryAfter.toNanos();
+                if (!waits || due > dueNanos) {
+                    dueNanos = due;
+                }
+                waits = true;
             }
             reason = why;
+            if (!result.throttled() || result.shed()) { // a shed one kept inline backs off per attempt, as sent
+                attempt = true;
+            } else if (result.room() != null) {
+                rooms.add(result.room().toCompletableFuture());
+            }
+        }
+
+        /** How long from now until the latest wait asked ends (zero when it has), or null when none was asked. */
+        synchronized Duration after() {
+            return waits ? Duration.ofNanos(Math.max(0, dueNanos - nanos())) : null;
+        }
+
+        private long nanos() {
+            java.time.Instant now = clock.instant();
+            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        }
+
+        /** Completes when one of the pairs' destinations has room (never, when none tells). */
+        synchronized CompletableFuture<?> room() {
+            return rooms.size() == 1 ? rooms.get(0)
+                    : rooms.isEmpty() ? new CompletableFuture<Void>()
+                    : CompletableFuture.anyOf(rooms.toArray(CompletableFuture[]::new));
         }
     }
 

@@ -102,6 +102,8 @@ class BulkheadIT {
         Map<String, String> settings = new HashMap<>(setup.settings()); // inline budget 1 s
         settings.put("delivery.maxConcurrentPerDestination", "1");
         settings.put("delivery.maxQueuedPerDestination", "1");
+        // a wait for a full queue is no attempt (decision 2203): past three, the runtime would dead-letter the event
+        settings.put("runtime.maxAttempts", "3");
         try (Receiver receiver = new Receiver(); AlertService a = AlertService.start(
                 AlertTestSupport.config(settings))) {
             receiver.slowEvery("/prompt", 1, Duration.ofMillis(20)).slowEvery("/slow", 1, Duration.ofMillis(700));

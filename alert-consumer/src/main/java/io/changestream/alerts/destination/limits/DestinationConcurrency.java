@@ -58,6 +58,11 @@ public final class DestinationConcurrency implements AutoCloseable {
     static final int INITIAL_LIMIT = 4;
     /** When the queue of an answering destination is full, a request comes back after this (inline). */
     static final Duration QUEUE_FULL_WAIT = Duration.ofMillis(200);
+    /**
+     * Requests held back by a destination's full queue that are told when it has room, at most, per destination
+     * (later ones come back after {@link #QUEUE_FULL_WAIT}); each is a future, and none is older than that wait.
+     */
+    static final int MAX_TOLD_PER_DESTINATION = 4_096;
 
     private final DeliveryConcurrency settings;
     private final Clock clock;
@@ -88,6 +93,8 @@ public final class DestinationConcurrency implements AutoCloseable {
         /** Whether a stall check is scheduled. */
         boolean checking;
         final ArrayDeque<Request> waiting = new ArrayDeque<>();
+        /** Backpressured requests to tell when the queue has room, oldest first. */
+        final ArrayDeque<Knock> knocking = new ArrayDeque<>();
 
         Slot(int limit, long now) {
             this.limit = limit;
@@ -99,6 +106,10 @@ public final class DestinationConcurrency implements AutoCloseable {
     private record Request(SubscriptionType type, Patience patience,
                            Supplier<? extends CompletionStage<DeliveryResult>> send,
                            CompletableFuture<DeliveryResult> result, long since) {
+    }
+
+    /** A request that found the queue full at {@code since}, told through {@code room} when there is room. */
+    private record Knock(CompletableFuture<Void> room, long since) {
     }
 
     /** What {@link #submit} decided under the destination's lock. */
@@ -127,7 +138,10 @@ public final class DestinationConcurrency implements AutoCloseable {
         Admission[] admission = {Admission.START};
         boolean[] check = {false};
         List<Request> leaving = new ArrayList<>(0);
+        List<Knock> told = new ArrayList<>(0);
         String[] why = {null};
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void>[] room = new CompletableFuture[1];
         slots.compute(key, (k, slot) -> {
             Slot s = slot == null ? new Slot(Math.min(INITIAL_LIMIT, settings.maxConcurrentPerDestination()), now)
                     : slot;
@@ -136,6 +150,8 @@ public final class DestinationConcurrency implements AutoCloseable {
                 admission[0] = Admission.START;
             } else if (stalled(s, now) && patience != Patience.WAIT) {
                 takeSheddable(s, leaving); // the destination stalled: nothing queued behind it moves either
+                told.addAll(s.knocking);
+                s.knocking.clear();
                 admission[0] = Admission.SHED;
                 why[0] = stallReason(key);
             } else if (s.waiting.size() < settings.maxQueuedPerDestination()) {
@@ -150,11 +166,16 @@ public final class DestinationConcurrency implements AutoCloseable {
                     // not known to answer promptly, and it filled its queue without answering for a while (not a
                     // burst at its first requests): the queue leaves too, before it holds the runtime
                     takeSheddable(s, leaving);
+                    told.addAll(s.knocking);
+                    s.knocking.clear();
                     admission[0] = Admission.SHED;
                 } else {
                     // busy but answering: tried again inline; backpressure when it answers promptly (the service
-                    // is behind, not the destination)
+                    // is behind, not the destination), told when the queue has room
                     admission[0] = prompt || s.answerMillis < 0 ? Admission.BEHIND : Admission.FULL;
+                    if (admission[0] == Admission.BEHIND) {
+                        room[0] = knock(s, now);
+                    }
                 }
             }
             check[0] = arm(s);
@@ -164,14 +185,50 @@ public final class DestinationConcurrency implements AutoCloseable {
             scheduleCheck(key, settings.stallTimeout().toMillis());
         }
         shedAll(leaving, why[0]);
+        tell(told);
         switch (admission[0]) {
             case START -> start(key, request);
             case QUEUED -> count(queued, type).incrementAndGet();
             case FULL -> request.result().complete(DeliveryResult.throttled(QUEUE_FULL_WAIT, why[0]));
-            case BEHIND -> request.result().complete(DeliveryResult.backpressure(QUEUE_FULL_WAIT, why[0]));
+            case BEHIND -> request.result().complete(DeliveryResult.backpressure(QUEUE_FULL_WAIT, why[0], room[0]));
             default -> shedOne(request, why[0]);
         }
         return request.result();
+    }
+
+    /**
+     * A backpressured request's signal of room (null when {@link #MAX_TOLD_PER_DESTINATION} wait for one); knocks
+     * older than {@link #QUEUE_FULL_WAIT} leave first: their requests came back on their own.
+     */
+    private static CompletableFuture<Void> knock(Slot s, long now) {
+        forgetStale(s, now);
+        if (s.knocking.size() >= MAX_TOLD_PER_DESTINATION) {
+            return null;
+        }
+        CompletableFuture<Void> room = new CompletableFuture<>();
+        s.knocking.add(new Knock(room, now));
+        return room;
+    }
+
+    private static void forgetStale(Slot s, long now) {
+        while (!s.knocking.isEmpty() && now - s.knocking.peekFirst().since() > QUEUE_FULL_WAIT.toMillis()) {
+            s.knocking.pollFirst();
+        }
+    }
+
+    /** Moves up to {@code rooms} knocks still waiting, oldest first, to {@code out}. */
+    private static void takeKnocks(Slot s, int rooms, long now, List<Knock> out) {
+        forgetStale(s, now);
+        for (int i = 0; i < rooms && !s.knocking.isEmpty(); i++) {
+            out.add(s.knocking.pollFirst());
+        }
+    }
+
+    /** Tells the knocks there is room (outside the destination's lock: their callers go on from here). */
+    private static void tell(List<Knock> knocks) {
+        for (Knock knock : knocks) {
+            knock.room().complete(null);
+        }
     }
 
     /** Answers of a destination that take at most this long (a quarter of the stall bound) are prompt. */
@@ -219,19 +276,27 @@ public final class DestinationConcurrency implements AutoCloseable {
         long now = clock.millis();
         long bound = settings.stallTimeout().toMillis();
         List<Request> leaving = new ArrayList<>(0);
+        List<Knock> told = new ArrayList<>(0);
         long[] next = {-1};
         slots.computeIfPresent(key, (k, s) -> {
             if (stalled(s, now)) {
                 takeSheddable(s, leaving);
+                told.addAll(s.knocking); // they find it stalled: shed now rather than at their wait's end
+                s.knocking.clear();
             }
             if (s.running < s.limit && s.waiting.isEmpty()) {
                 s.checking = false;
             } else {
                 next[0] = Math.max(1, Math.max(s.lastAnswer, now - bound) + bound + 1 - now);
             }
-            return s.running == 0 && s.waiting.isEmpty() ? null : s;
+            if (s.running == 0 && s.waiting.isEmpty()) {
+                told.addAll(s.knocking);
+                return null;
+            }
+            return s;
         });
         shedAll(leaving, stallReason(key));
+        tell(told);
         if (next[0] > 0) {
             scheduleCheck(key, next[0]);
         }
@@ -295,6 +360,7 @@ public final class DestinationConcurrency implements AutoCloseable {
         boolean[] check = {false};
         while (released > 0) {
             List<Request> next = new ArrayList<>(1);
+            List<Knock> told = new ArrayList<>(0);
             int free = released;
             boolean adaptNow = adapt;
             slots.computeIfPresent(key, (k, slot) -> {
@@ -314,8 +380,15 @@ public final class DestinationConcurrency implements AutoCloseable {
                     slot.running++;
                 }
                 check[0] |= arm(slot);
-                return slot.running == 0 && slot.waiting.isEmpty() ? null : slot;
+                if (slot.running == 0 && slot.waiting.isEmpty()) {
+                    told.addAll(slot.knocking);
+                    return null;
+                }
+                // each request that left the queue made room for one that found it full
+                takeKnocks(slot, next.size(), now, told);
+                return slot;
             });
+            tell(told);
             adapt = false;
             released = 0;
             for (Request w : next) {

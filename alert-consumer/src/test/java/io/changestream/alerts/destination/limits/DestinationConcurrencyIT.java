@@ -370,14 +370,66 @@ class DestinationConcurrencyIT {
             assertTrue(behind.throttled() && behind.backpressure() && !behind.shed(), "a destination known to "
                     + "answer promptly keeps its queue past a quarter of the stall bound (decision 2202): " + behind);
             assertEquals(2, sent.stream().filter(CompletableFuture::isDone).count(), "the queue keeps its place");
+            assertFalse(behind.room().toCompletableFuture().isDone(), "no room yet: nothing left the queue");
 
             clock.advance(Duration.ofMillis(1_500)); // every slot busy, no answer for more than stallTimeout
             DeliveryResult stalled = registry.deliverAsync(request(d, 21)).join();
             assertTrue(stalled.shed() && stalled.reason().contains("delivery.stallTimeout"), stalled.toString());
             assertEquals(2 + 3, sent.stream().filter(CompletableFuture::isDone).count(), "the stalled "
                     + "destination's queue left with it");
+            assertTrue(behind.room().toCompletableFuture().isDone(), "the held-back request is told at once when "
+                    + "its destination stalls: it is shed when it comes back, rather than after its wait");
             release.countDown();
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+        }
+    }
+
+    @Test
+    void aRequestHeldBackByAPromptDestinationsFullQueueIsToldWhenTheQueueHasRoom() throws Exception {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        AtomicInteger arrived = new AtomicInteger();
+        java.util.concurrent.Semaphore answers = new java.util.concurrent.Semaphore(0);
+        try (LoopbackHttpServer receiver = LoopbackHttpServer.start(16, exchange -> {
+                 exchange.getRequestBody().readAllBytes();
+                 arrived.incrementAndGet();
+                 try { // each answers when the test lets one through (0 ms on the frozen clock: prompt)
+                     answers.tryAcquire(30, TimeUnit.SECONDS);
+                 } catch (InterruptedException e) {
+                     Thread.currentThread().interrupt();
+                 }
+                 exchange.sendResponseHeaders(200, -1);
+                 exchange.close();
+             });
+             DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
+            SubscriptionDestination d = Fixtures.destination("told", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/told") + "\"}");
+            List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT);
+            answers.release(2);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
+                    .filter(CompletableFuture::isDone).count() == 2);
+            for (int i = 0; i < 2 + 3; i++) { // two more on the wire (held), three queued
+                sent.add(registry.deliverAsync(request(d, 10 + i)));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT + 2);
+            DeliveryResult behind = registry.deliverAsync(request(d, 20)).join();
+            assertTrue(behind.backpressure() && behind.room() != null, behind.toString());
+            DeliveryResult second = registry.deliverAsync(request(d, 21)).join();
+            assertFalse(behind.room().toCompletableFuture().isDone() || second.room().toCompletableFuture().isDone(),
+                    "no room while nothing leaves the queue");
+
+            answers.release(1); // one answer: the oldest queued request goes on the wire, the queue has room for one
+            behind.room().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertFalse(second.room().toCompletableFuture().isDone(), "one room, one told: the first held back");
+            CompletableFuture<DeliveryResult> again = registry.deliverAsync(request(d, 20));
+            assertFalse(again.isDone(), "told, it finds its place in the queue");
+            sent.add(again);
+
+            answers.release(1_000);
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+            assertTrue(sent.stream().map(CompletableFuture::join).allMatch(DeliveryResult::isDelivered));
+            assertTrue(second.room().toCompletableFuture().isDone(), "the rest are told as the queue drains");
         }
     }
 
