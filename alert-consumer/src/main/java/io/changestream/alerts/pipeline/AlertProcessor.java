@@ -405,8 +405,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
      */
     private static final class RetryAsk {
         private final Clock clock;
-        private long dueNanos;
-        private boolean waits;
+        private java.time.Instant due;
         private String reason;
         private boolean attempt;
         private final List<CompletableFuture<Void>> rooms = new ArrayList<>(1);
@@ -417,11 +416,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
 
         synchronized void ask(Duration retryAfter, String why, DeliveryResult result) {
             if (retryAfter != null) {
-                long due = nanos() + retryAfter.toNanos();
-                if (!waits || due > dueNanos) {
-                    dueNanos = due;
+                java.time.Instant ends = clock.instant().plus(retryAfter);
+                if (due == null || ends.isAfter(due)) {
+                    due = ends;
                 }
-                waits = true;
             }
             reason = why;
             if (!result.throttled() || result.shed()) { // a shed one kept inline backs off per attempt, as sent
@@ -433,12 +431,11 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
 
         /** How long from now until the latest wait asked ends (zero when it has), or null when none was asked. */
         synchronized Duration after() {
-            return waits ? Duration.ofNanos(Math.max(0, dueNanos - nanos())) : null;
-        }
-
-        private long nanos() {
-            java.time.Instant now = clock.instant();
-            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+            if (due == null) {
+                return null;
+            }
+            Duration left = Duration.between(clock.instant(), due);
+            return left.isNegative() ? Duration.ZERO : left;
         }
 
         /** Completes when one of the pairs' destinations has room (never, when none tells). */

@@ -150,8 +150,7 @@ public final class DestinationConcurrency implements AutoCloseable {
                 admission[0] = Admission.START;
             } else if (stalled(s, now) && patience != Patience.WAIT) {
                 takeSheddable(s, leaving); // the destination stalled: nothing queued behind it moves either
-                told.addAll(s.knocking);
-                s.knocking.clear();
+                takeAllKnocks(s, told);
                 admission[0] = Admission.SHED;
                 why[0] = stallReason(key);
             } else if (s.waiting.size() < settings.maxQueuedPerDestination()) {
@@ -166,8 +165,7 @@ public final class DestinationConcurrency implements AutoCloseable {
                     // not known to answer promptly, and it filled its queue without answering for a while (not a
                     // burst at its first requests): the queue leaves too, before it holds the runtime
                     takeSheddable(s, leaving);
-                    told.addAll(s.knocking);
-                    s.knocking.clear();
+                    takeAllKnocks(s, told);
                     admission[0] = Admission.SHED;
                 } else {
                     // busy but answering: tried again inline; backpressure when it answers promptly (the service
@@ -222,6 +220,12 @@ public final class DestinationConcurrency implements AutoCloseable {
         for (int i = 0; i < rooms && !s.knocking.isEmpty(); i++) {
             out.add(s.knocking.pollFirst());
         }
+    }
+
+    /** Moves every knock, stale ones too (a stall or the slot's end tells them all), to {@code out}. */
+    private static void takeAllKnocks(Slot s, List<Knock> out) {
+        out.addAll(s.knocking);
+        s.knocking.clear();
     }
 
     /** Tells the knocks there is room (outside the destination's lock: their callers go on from here). */
@@ -281,8 +285,7 @@ public final class DestinationConcurrency implements AutoCloseable {
         slots.computeIfPresent(key, (k, s) -> {
             if (stalled(s, now)) {
                 takeSheddable(s, leaving);
-                told.addAll(s.knocking); // they find it stalled: shed now rather than at their wait's end
-                s.knocking.clear();
+                takeAllKnocks(s, told); // they find it stalled: shed now, not at their wait's end
             }
             if (s.running < s.limit && s.waiting.isEmpty()) {
                 s.checking = false;
@@ -290,7 +293,7 @@ public final class DestinationConcurrency implements AutoCloseable {
                 next[0] = Math.max(1, Math.max(s.lastAnswer, now - bound) + bound + 1 - now);
             }
             if (s.running == 0 && s.waiting.isEmpty()) {
-                told.addAll(s.knocking);
+                takeAllKnocks(s, told);
                 return null;
             }
             return s;
@@ -381,7 +384,7 @@ public final class DestinationConcurrency implements AutoCloseable {
                 }
                 check[0] |= arm(slot);
                 if (slot.running == 0 && slot.waiting.isEmpty()) {
-                    told.addAll(slot.knocking);
+                    takeAllKnocks(slot, told);
                     return null;
                 }
                 // each request that left the queue made room for one that found it full
