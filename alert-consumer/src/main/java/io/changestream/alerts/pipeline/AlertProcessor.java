@@ -34,6 +34,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -253,10 +254,19 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         EventProgress.Pair pair = at.pair();
         pair.attempts++;
         List<CompletableFuture<Boolean>> sends = new ArrayList<>(); // per group: whether a request went out
+        Instant now = clock.instant();
         for (DestinationGroup group : at.groups()) {
             if (pair.done.contains(group.key())) {
                 continue;
             }
+            EventProgress.Wait wait = pair.notBefore.get(group.key());
+            if (wait != null && wait.due().isAfter(now)) {
+                // back for a sibling that was due first: this one waits on for its own slot or Retry-After
+                at.retry().notYet(wait);
+                sends.add(CompletableFuture.completedFuture(false));
+                continue;
+            }
+            pair.notBefore.remove(group.key());
             DeliveryRequest request = at.notice().request(at.sub(), group.destination(), pair.attempts, at.trace());
             sends.add(parked(at, group, request).thenCompose(parked -> parked ? CompletableFuture.completedFuture(false)
                     : deliverGroup(at, group, request).thenCompose(result -> onGroupResult(at, group, request, result)
@@ -374,7 +384,7 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                 return handOff(at, group, request, pair.attempts - (result.throttled() ? 1 : 0), decision.delay(),
                         result.reason(), false).thenAccept(took -> {
                             if (!took) {
-                                retryInline(at, result, decision);
+                                retryInline(at, group, result, decision);
                             }
                         });
             }
@@ -384,28 +394,36 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
                     // (decision 2202): its pairs wait inline, in order, however far behind the service is
                     pair.firstFailedAt = now;
                 }
-                retryInline(at, result, decision);
+                retryInline(at, group, result, decision);
                 return CompletableFuture.completedFuture(null);
             }
             default -> throw new IllegalStateException("unknown action " + decision.action());
         }
     }
 
-    /** The group is retried with the event: its status says when, the runtime waits the longest wait asked. */
-    private static void retryInline(PairAttempt at, DeliveryResult result, DeliveryDecision decision) {
-        at.retry().ask(result.retryAfter() != null || result.shed() ? decision.delay() : null, result.reason(),
-                result);
+    /**
+     * The group is retried with the event: its status says when. The event comes back when its first group is due;
+     * a group with a wait of its own (a slot, a {@code Retry-After}) is passed over until then, so one receiver's
+     * pause never costs another destination of the event its rate-limit slot.
+     */
+    private static void retryInline(PairAttempt at, DestinationGroup group, DeliveryResult result,
+                                    DeliveryDecision decision) {
+        Instant due = at.retry().ask(result.retryAfter() != null || result.shed() ? decision.delay() : null,
+                result.reason(), result);
+        if (due != null && result.room() == null) { // one told of room is tried as soon as there is
+            at.pair().notBefore.put(group.key(), new EventProgress.Wait(due, result.reason()));
+        }
     }
 
     /**
-     * What the pairs of one attempt ask of the runtime: the latest time a receiver asked to wait for and the last
-     * reason; whether any was sent (a throttled result was not: it is no attempt, unless shed), and the signals of
-     * room of backpressured ones. A wait counts from its result, not from the attempt's end: a rate limit's slot is
-     * kept only when its request comes back on time (decision 2203), however long the event's other pairs took.
+     * What the pairs of one attempt ask of the runtime: the earliest time one of them is due and the last reason;
+     * whether any was sent (a throttled result was not: it is no attempt, unless shed), and the signals of room of
+     * backpressured ones. A wait counts from its result, not from the attempt's end: a rate limit's slot is kept
+     * only when its request comes back on time (decision 2203), however long the event's other pairs took or wait.
      */
     private static final class RetryAsk {
         private final Clock clock;
-        private java.time.Instant due;
+        private Instant due;
         private String reason;
         private boolean attempt;
         private final List<CompletableFuture<Void>> rooms = new ArrayList<>(1);
@@ -414,22 +432,34 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             this.clock = clock;
         }
 
-        synchronized void ask(Duration retryAfter, String why, DeliveryResult result) {
-            if (retryAfter != null) {
-                java.time.Instant ends = clock.instant().plus(retryAfter);
-                if (due == null || ends.isAfter(due)) {
-                    due = ends;
-                }
-            }
+        /** One group's result asks to be tried again (after {@code retryAfter}; null: the runtime's backoff). */
+        synchronized Instant ask(Duration retryAfter, String why, DeliveryResult result) {
+            Instant ends = retryAfter == null ? null : clock.instant().plus(retryAfter);
+            dueBy(ends);
             reason = why;
             if (!result.throttled() || result.shed()) { // a shed one kept inline backs off per attempt, as sent
                 attempt = true;
             } else if (result.room() != null) {
                 rooms.add(result.room().toCompletableFuture());
             }
+            return ends;
         }
 
-        /** How long from now until the latest wait asked ends (zero when it has), or null when none was asked. */
+        /** A group passed over this time: it is still waiting for the wait it was given. Not an attempt. */
+        synchronized void notYet(EventProgress.Wait wait) {
+            dueBy(wait.due());
+            if (reason == null) {
+                reason = wait.reason();
+            }
+        }
+
+        private void dueBy(Instant ends) {
+            if (ends != null && (due == null || ends.isBefore(due))) {
+                due = ends;
+            }
+        }
+
+        /** How long from now until the earliest wait asked ends (zero when it has), or null when none was asked. */
         synchronized Duration after() {
             if (due == null) {
                 return null;
@@ -767,6 +797,10 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         /** The W3C trace of the event, the same on every attempt. */
         volatile TraceContext trace;
 
+        /** A group's own wait: when it is due, and why it waits. */
+        record Wait(Instant due, String reason) {
+        }
+
         /** One (subscription, event) pair: attempts so far, the destination groups done with, where it stands. */
         static final class Pair {
             static final Pair SETTLED = alreadySettled();
@@ -776,6 +810,8 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             volatile int attempts;
             /** Epoch ms of the first inline failure (0: none yet): the inline budget counts from here. */
             volatile long firstFailedAt;
+            /** Groups asked to wait (a rate-limit slot, a Retry-After): not tried again before it ends. */
+            final Map<String, Wait> notBefore = new ConcurrentHashMap<>();
             private volatile PairState state = PairState.OPEN;
             private volatile Settlement settlement = Settlement.DELIVERED;
 
