@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -47,13 +48,16 @@ class DestinationConcurrencyIT {
 
     private static final int LIMIT = 4;
 
-    /** Holds every request until {@link #open} (or answers at once once opened); counts those open per path. */
+    /**
+     * Holds every request until it is let through ({@link #answer} some, {@link #open} all from then on); counts those
+     * open per path. On a frozen service clock a held answer is a prompt one (0 ms).
+     */
     static final class HoldingReceiver implements AutoCloseable {
         private final LoopbackHttpServer server;
         private final Map<String, AtomicInteger> open = new ConcurrentHashMap<>();
         private final Map<String, AtomicInteger> maxOpen = new ConcurrentHashMap<>();
         private final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
-        private volatile CountDownLatch gate = new CountDownLatch(1);
+        private final Semaphore answers = new Semaphore(0);
 
         HoldingReceiver() {
             server = LoopbackHttpServer.start(256, exchange -> {
@@ -63,7 +67,7 @@ class DestinationConcurrencyIT {
                 count(maxOpen, path).accumulateAndGet(now, Math::max);
                 count(received, path).incrementAndGet();
                 try {
-                    gate.await(30, TimeUnit.SECONDS);
+                    answers.tryAcquire(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -93,13 +97,18 @@ class DestinationConcurrencyIT {
             return count(received, path).get();
         }
 
+        /** Lets {@code n} held requests (or the next ones to come) answer. */
+        void answer(int n) {
+            answers.release(n);
+        }
+
         void open() {
-            gate.countDown();
+            answers.release(1_000_000);
         }
 
         @Override
         public void close() {
-            gate.countDown();
+            open();
             server.close();
         }
     }
@@ -125,6 +134,29 @@ class DestinationConcurrencyIT {
         for (int i = 0; i < n; i++) {
             sent.add(registry.deliverAsync(request(d, i)));
         }
+        return sent;
+    }
+
+    /**
+     * A prompt destination's full queue: {@code LIMIT} requests on the wire, two of them answered at once, two more on
+     * the wire (held) and three queued; the nine requests, in order.
+     */
+    private static List<CompletableFuture<DeliveryResult>> fullQueue(DestinationRegistry registry,
+                                                                     HoldingReceiver receiver, String path,
+                                                                     SubscriptionDestination d) {
+        List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received(path) == LIMIT);
+        // the first two answer once all four are on the wire: an idle destination's slot, and what it knows of its
+        // answers, ends with its last request
+        receiver.answer(2);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
+                .filter(CompletableFuture::isDone).count() == 2);
+        assertTrue(sent.stream().filter(CompletableFuture::isDone).map(CompletableFuture::join)
+                .allMatch(DeliveryResult::isDelivered));
+        for (int i = 0; i < 2 + 3; i++) {
+            sent.add(registry.deliverAsync(request(d, 10 + i)));
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received(path) == LIMIT + 2);
         return sent;
     }
 
@@ -336,35 +368,11 @@ class DestinationConcurrencyIT {
     void aPromptDestinationsFullQueueWithoutAnswersForAWhileIsBackpressureUntilTheStallBound() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
-        AtomicInteger arrived = new AtomicInteger();
-        CountDownLatch firstTwo = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try (LoopbackHttpServer receiver = LoopbackHttpServer.start(16, exchange -> {
-                 exchange.getRequestBody().readAllBytes();
-                 // the first two answer when told (0 ms on the frozen clock), once all four are on the wire: an
-                 // idle destination's slot, and what it knows of its answers, ends with its last request
-                 try {
-                     (arrived.incrementAndGet() <= 2 ? firstTwo : release).await(30, TimeUnit.SECONDS);
-                 } catch (InterruptedException e) {
-                     Thread.currentThread().interrupt();
-                 }
-                 exchange.sendResponseHeaders(200, -1);
-                 exchange.close();
-             });
+        try (HoldingReceiver receiver = new HoldingReceiver();
              DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
             SubscriptionDestination d = Fixtures.destination("prompt", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.url("/prompt") + "\"}");
-            List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT);
-            firstTwo.countDown();
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
-                    .filter(CompletableFuture::isDone).count() == 2);
-            assertTrue(sent.stream().filter(CompletableFuture::isDone).map(CompletableFuture::join)
-                    .allMatch(DeliveryResult::isDelivered));
-            for (int i = 0; i < 2 + 3; i++) { // two more on the wire (held), three queued
-                sent.add(registry.deliverAsync(request(d, 10 + i)));
-            }
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT + 2);
+            List<CompletableFuture<DeliveryResult>> sent = fullQueue(registry, receiver, "/prompt", d);
             clock.advance(Duration.ofMillis(600)); // no answer since the queue formed, for a quarter of stallTimeout
             DeliveryResult behind = registry.deliverAsync(request(d, 20)).join();
             assertTrue(behind.throttled() && behind.backpressure() && !behind.shed(), "a destination known to "
@@ -379,7 +387,7 @@ class DestinationConcurrencyIT {
                     + "destination's queue left with it");
             assertTrue(behind.room().toCompletableFuture().isDone(), "the held-back request is told at once when "
                     + "its destination stalls: it is shed when it comes back, rather than after its wait");
-            release.countDown();
+            receiver.open();
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
         }
     }
@@ -388,45 +396,25 @@ class DestinationConcurrencyIT {
     void aRequestHeldBackByAPromptDestinationsFullQueueIsToldWhenTheQueueHasRoom() throws Exception {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
-        AtomicInteger arrived = new AtomicInteger();
-        java.util.concurrent.Semaphore answers = new java.util.concurrent.Semaphore(0);
-        try (LoopbackHttpServer receiver = LoopbackHttpServer.start(16, exchange -> {
-                 exchange.getRequestBody().readAllBytes();
-                 arrived.incrementAndGet();
-                 try { // each answers when the test lets one through (0 ms on the frozen clock: prompt)
-                     answers.tryAcquire(30, TimeUnit.SECONDS);
-                 } catch (InterruptedException e) {
-                     Thread.currentThread().interrupt();
-                 }
-                 exchange.sendResponseHeaders(200, -1);
-                 exchange.close();
-             });
+        try (HoldingReceiver receiver = new HoldingReceiver();
              DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
             SubscriptionDestination d = Fixtures.destination("told", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + receiver.url("/told") + "\"}");
-            List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, LIMIT);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT);
-            answers.release(2);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
-                    .filter(CompletableFuture::isDone).count() == 2);
-            for (int i = 0; i < 2 + 3; i++) { // two more on the wire (held), three queued
-                sent.add(registry.deliverAsync(request(d, 10 + i)));
-            }
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT + 2);
+            List<CompletableFuture<DeliveryResult>> sent = fullQueue(registry, receiver, "/told", d);
             DeliveryResult behind = registry.deliverAsync(request(d, 20)).join();
             assertTrue(behind.backpressure() && behind.room() != null, behind.toString());
             DeliveryResult second = registry.deliverAsync(request(d, 21)).join();
             assertFalse(behind.room().toCompletableFuture().isDone() || second.room().toCompletableFuture().isDone(),
                     "no room while nothing leaves the queue");
 
-            answers.release(1); // one answer: the oldest queued request goes on the wire, the queue has room for one
+            receiver.answer(1); // one answer: the oldest queued request goes on the wire, the queue has room for one
             behind.room().toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertFalse(second.room().toCompletableFuture().isDone(), "one room, one told: the first held back");
             CompletableFuture<DeliveryResult> again = registry.deliverAsync(request(d, 20));
             assertFalse(again.isDone(), "told, it finds its place in the queue");
             sent.add(again);
 
-            answers.release(1_000);
+            receiver.open();
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
             assertTrue(sent.stream().map(CompletableFuture::join).allMatch(DeliveryResult::isDelivered));
             assertTrue(second.room().toCompletableFuture().isDone(), "the rest are told as the queue drains");
@@ -437,21 +425,7 @@ class DestinationConcurrencyIT {
     void aFullQueueIsBackpressureWhileItsDestinationAnswersPromptlyAndAThrottleOnceItAnswersSlowly() {
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
-        AtomicInteger arrived = new AtomicInteger();
-        CountDownLatch firstFour = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try (LoopbackHttpServer slow = LoopbackHttpServer.start(16, exchange -> {
-                 exchange.getRequestBody().readAllBytes();
-                 // the first four answer when told, 600 ms later on the service's clock (above a quarter of the
-                 // 2 s stall bound, well within it); the later ones keep the destination's slot until the end
-                 try {
-                     (arrived.incrementAndGet() <= LIMIT ? firstFour : release).await(30, TimeUnit.SECONDS);
-                 } catch (InterruptedException e) {
-                     Thread.currentThread().interrupt();
-                 }
-                 exchange.sendResponseHeaders(200, -1);
-                 exchange.close();
-             });
+        try (HoldingReceiver slow = new HoldingReceiver();
              DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
             SubscriptionDestination d = Fixtures.destination("answers-slowly", SubscriptionType.WEBHOOK,
                     "{\"endpoint\":\"" + slow.url("/slowly") + "\"}");
@@ -460,9 +434,11 @@ class DestinationConcurrencyIT {
             assertTrue(cold.throttled() && cold.backpressure() && !cold.shed(), "before its first answer, a full "
                     + "queue is the service's backpressure (it does not spend the inline budget): " + cold);
             List<CompletableFuture<DeliveryResult>> first = List.copyOf(sent.subList(0, LIMIT));
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> arrived.get() == LIMIT);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> slow.received("/slowly") == LIMIT);
+            // the first four answer 600 ms later on the service's clock (above a quarter of the 2 s stall bound, well
+            // within it); the later ones keep the destination's slot until the end
             clock.advance(Duration.ofMillis(600));
-            firstFour.countDown();
+            slow.answer(LIMIT);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> first.stream()
                     .allMatch(CompletableFuture::isDone));
             DeliveryResult full = null;
@@ -477,7 +453,7 @@ class DestinationConcurrencyIT {
             assertTrue(full != null && full.throttled() && !full.backpressure(), "answers taking 600 ms: the "
                     + "destination is slow, its full queue spends the pair's inline budget (or leaves with it): "
                     + full);
-            release.countDown();
+            slow.open();
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
             assertTrue(sent.stream().map(CompletableFuture::join).allMatch(r -> r.isDelivered() || r.shed()),
                     "the rest were sent, or shed unsent to the retry path");
