@@ -56,6 +56,8 @@ public final class DestinationConcurrency implements AutoCloseable {
 
     /** Requests in flight a destination starts with (or its maximum, when lower). */
     static final int INITIAL_LIMIT = 4;
+    /** Answers the answer-time average spans once it has them (before that: their mean). */
+    static final int ANSWERS_AVERAGED = 32;
     /** When the queue of an answering destination is full, a request comes back after this (inline). */
     static final Duration QUEUE_FULL_WAIT = Duration.ofMillis(200);
     /**
@@ -88,8 +90,14 @@ public final class DestinationConcurrency implements AutoCloseable {
         int limit;
         /** Epoch ms of the last answer, or of the slot's first request. */
         long lastAnswer;
-        /** How long its answers take, ms (a moving average over about the last 32), or -1 before the first. */
+        /**
+         * How long its answers take, ms, or -1 before the first: the mean of the answers so far, then a moving average
+         * over about the last 32 (so the first answer of a cold service, with its connection to open, weighs 1/n, not
+         * 31/32 of the next 32).
+         */
         long answerMillis = -1;
+        /** Answers counted into {@link #answerMillis}, up to 32. */
+        int answers;
         /** Whether a stall check is scheduled. */
         boolean checking;
         final ArrayDeque<Request> waiting = new ArrayDeque<>();
@@ -369,8 +377,9 @@ public final class DestinationConcurrency implements AutoCloseable {
             slots.computeIfPresent(key, (k, slot) -> {
                 if (adaptNow && answered) {
                     slot.lastAnswer = now;
-                    slot.answerMillis = slot.answerMillis < 0 ? tookMillis
-                            : (slot.answerMillis * 31 + tookMillis) / 32; // smooth: one pause is not a slow receiver
+                    slot.answers = Math.min(ANSWERS_AVERAGED, slot.answers + 1);
+                    slot.answerMillis = slot.answerMillis < 0 ? tookMillis // smooth: one pause is not a slow receiver
+                            : (slot.answerMillis * (slot.answers - 1) + tookMillis) / slot.answers;
                     if (slot.running >= slot.limit) {
                         slot.limit = Math.min(settings.maxConcurrentPerDestination(), slot.limit + 1);
                     }

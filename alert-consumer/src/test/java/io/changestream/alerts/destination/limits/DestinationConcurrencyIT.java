@@ -160,6 +160,22 @@ class DestinationConcurrencyIT {
         return sent;
     }
 
+    /**
+     * Sends requests 20, 21, … to {@code d} until one is refused at once (slots and queue full): that result, or null
+     * after 20; the ones taken are added to {@code sent}.
+     */
+    private static DeliveryResult untilRefused(DestinationRegistry registry, SubscriptionDestination d,
+                                               List<CompletableFuture<DeliveryResult>> sent) {
+        for (int i = 0; i < 20; i++) {
+            CompletableFuture<DeliveryResult> next = registry.deliverAsync(request(d, 20 + i));
+            if (next.isDone()) {
+                return next.join();
+            }
+            sent.add(next);
+        }
+        return null;
+    }
+
     private static DeliveryRequest request(SubscriptionDestination d, int i) {
         return DeliveryRequest.of(Fixtures.subscription(d), d, Fixtures.event(), 1 + i);
     }
@@ -441,15 +457,7 @@ class DestinationConcurrencyIT {
             slow.answer(LIMIT);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> first.stream()
                     .allMatch(CompletableFuture::isDone));
-            DeliveryResult full = null;
-            for (int i = 0; i < 10 && full == null; i++) { // the queued three run now: fill the slot again
-                CompletableFuture<DeliveryResult> next = registry.deliverAsync(request(d, 20 + i));
-                if (next.isDone()) {
-                    full = next.join();
-                } else {
-                    sent.add(next);
-                }
-            }
+            DeliveryResult full = untilRefused(registry, d, sent); // the queued three run now: fill again
             assertTrue(full != null && full.throttled() && !full.backpressure(), "answers taking 600 ms: the "
                     + "destination is slow, its full queue spends the pair's inline budget (or leaves with it): "
                     + full);
@@ -457,6 +465,37 @@ class DestinationConcurrencyIT {
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
             assertTrue(sent.stream().map(CompletableFuture::join).allMatch(r -> r.isDelivered() || r.shed()),
                     "the rest were sent, or shed unsent to the retry path");
+        }
+    }
+
+    @Test
+    void aSlowFirstAnswerOfAColdServiceDoesNotMakeAPromptDestinationSlow() {
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        TestClock clock = TestClock.frozenAt(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        try (HoldingReceiver receiver = new HoldingReceiver();
+             DestinationRegistry registry = registry(meters, LIMIT, 3, Duration.ofSeconds(2), clock)) {
+            SubscriptionDestination d = Fixtures.destination("cold", SubscriptionType.WEBHOOK,
+                    "{\"endpoint\":\"" + receiver.url("/cold") + "\"}");
+            List<CompletableFuture<DeliveryResult>> sent = sendMany(registry, d, 2);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received("/cold") == 2);
+            clock.advance(Duration.ofMillis(800)); // the first answer takes 800 ms (a cold JVM, a new connection)
+            receiver.answer(1);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
+                    .filter(CompletableFuture::isDone).count() == 1);
+            for (int i = 0; i < 3; i++) { // three more on the wire beside the one still held
+                sent.add(registry.deliverAsync(request(d, 10 + i)));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received("/cold") == 5);
+            receiver.answer(3); // at once: the mean of four answers is at most 400 ms, under a quarter of 2 s
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.stream()
+                    .filter(CompletableFuture::isDone).count() == 4);
+            DeliveryResult full = untilRefused(registry, d, sent);
+            assertTrue(full != null && full.backpressure() && !full.shed(), "four answers, one slow: the "
+                    + "destination answers promptly, its full queue is the service's backpressure (a moving average "
+                    + "that gave the first answer 31/32 of the weight kept it slow for dozens): " + full);
+            receiver.open();
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+            assertTrue(sent.stream().map(CompletableFuture::join).allMatch(DeliveryResult::isDelivered));
         }
     }
 
