@@ -179,8 +179,8 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
 
     /**
      * Starts the event's pairs at once (each pair's destination groups at once too) and completes when every pair
-     * has finished this attempt: success when all settled, else a retry after the longest {@code Retry-After} a
-     * receiver asked for (or the runtime's backoff). A pair whose ledger or DLQ write was not acked fails the stage
+     * has finished this attempt: success when all settled, else a retry when its first group is due (decision 2204:
+     * a slot, a {@code Retry-After}; or the runtime's backoff). A pair whose ledger or DLQ write was not acked fails the stage
      * (retriable) once the other pairs finished.
      */
     private CompletableFuture<Outcome> deliver(Event<String, String> event, Notice notice, TopicPartition tp,
@@ -220,8 +220,8 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
             if (retry.reason != null) {
                 Duration after = retry.after();
                 if (!retry.attempt && after != null) {
-                    // no pair was sent (decision 2203): not an attempt of the runtime either; back after the longest
-                    // wait asked, or sooner when a destination that held one back for its full queue has room
+                    // no pair was sent (decision 2203): not an attempt of the runtime either; back when its first group
+                    // is due (decision 2204), or sooner when a destination that held one back for its full queue has room
                     return Outcome.await(retry.room(), after, retry.reason);
                 }
                 if (after != null) {
