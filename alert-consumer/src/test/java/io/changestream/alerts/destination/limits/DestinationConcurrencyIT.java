@@ -29,7 +29,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -50,31 +49,52 @@ class DestinationConcurrencyIT {
 
     /**
      * Holds every request until it is let through ({@link #answer} some, {@link #open} all from then on); counts those
-     * open per path. On a frozen service clock a held answer is a prompt one (0 ms).
+     * open per path. Requests answer strictly in the order they arrived: {@code answer(n)} lets the next {@code n}
+     * arrivals through, so a request that arrives later never takes the answer of one already held (a plain
+     * semaphore let a later request barge ahead of a held one still waking up). On a frozen service clock a held
+     * answer is a prompt one (0 ms).
      */
     static final class HoldingReceiver implements AutoCloseable {
         private final LoopbackHttpServer server;
         private final Map<String, AtomicInteger> open = new ConcurrentHashMap<>();
         private final Map<String, AtomicInteger> maxOpen = new ConcurrentHashMap<>();
         private final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
-        private final Semaphore answers = new Semaphore(0);
+        private final Object turns = new Object();
+        /** Arrivals so far (the next one's ticket), and how many of the first arrivals may answer. */
+        private long arrived;
+        private long letThrough;
 
         HoldingReceiver() {
             server = LoopbackHttpServer.start(256, exchange -> {
                 exchange.getRequestBody().readAllBytes();
                 String path = exchange.getRequestURI().getPath();
+                long ticket;
+                synchronized (turns) {
+                    ticket = arrived++;
+                }
                 int now = count(open, path).incrementAndGet();
                 count(maxOpen, path).accumulateAndGet(now, Math::max);
                 count(received, path).incrementAndGet();
-                try {
-                    answers.tryAcquire(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                awaitTurn(ticket);
                 count(open, path).decrementAndGet();
                 exchange.sendResponseHeaders(200, -1);
                 exchange.close();
             });
+        }
+
+        /** Waits until the arrival {@code ticket} may answer, at most 30 s. */
+        private void awaitTurn(long ticket) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            synchronized (turns) {
+                while (ticket >= letThrough && System.nanoTime() < deadline) {
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(turns, deadline - System.nanoTime());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
         }
 
         private static AtomicInteger count(Map<String, AtomicInteger> counts, String path) {
@@ -97,16 +117,19 @@ class DestinationConcurrencyIT {
             return count(received, path).get();
         }
 
-        /** Lets {@code n} held requests (or the next ones to come) answer. */
+        /** Lets the next {@code n} arrivals answer: the oldest held ones first, then the next ones to come. */
         void answer(int n) {
-            answers.release(n);
+            synchronized (turns) {
+                letThrough += n;
+                turns.notifyAll();
+            }
         }
 
         void open() {
-            answers.release(1_000_000);
+            answer(1_000_000);
         }
 
-        @Override
+    @Override
         public void close() {
             open();
             server.close();
@@ -158,6 +181,13 @@ class DestinationConcurrencyIT {
         }
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received(path) == LIMIT + 2);
         return sent;
+    }
+
+    /** How each request ended so far (or that it runs), in order: for a failure's message. */
+    private static String outcomes(List<CompletableFuture<DeliveryResult>> sent) {
+        return sent.stream().map(f -> !f.isDone() ? "running"
+                : f.isCompletedExceptionally() ? "failed" : f.join().outcome() + " " + f.join().reason()).toList()
+                .toString();
     }
 
     /**
@@ -460,7 +490,7 @@ class DestinationConcurrencyIT {
             DeliveryResult full = untilRefused(registry, d, sent); // the queued three run now: fill again
             assertTrue(full != null && full.throttled() && !full.backpressure(), "answers taking 600 ms: the "
                     + "destination is slow, its full queue spends the pair's inline budget (or leaves with it): "
-                    + full);
+                    + full + "; the requests before it: " + outcomes(sent));
             slow.open();
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
             assertTrue(sent.stream().map(CompletableFuture::join).allMatch(r -> r.isDelivered() || r.shed()),
