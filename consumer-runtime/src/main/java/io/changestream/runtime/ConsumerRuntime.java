@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -202,7 +203,8 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
             this.values = Objects.requireNonNull(values, "values");
             this.processor = processor;
             this.asyncProcessor = asyncProcessor;
-            this.threadPrefix = "cs-" + config.groupId();
+            Object clientId = config.kafka().get(ConsumerConfig.CLIENT_ID_CONFIG);
+            this.threadPrefix = "cs-" + (clientId == null ? config.groupId() : clientId);
         }
 
         /** Receives final failures before they are marked done (the alert service: its DLQ). */
@@ -235,7 +237,7 @@ public final class ConsumerRuntime<K, V> implements AutoCloseable {
             return this;
         }
 
-        /** Prefix of every thread name. Default {@code cs-<group>}. */
+        /** Prefix of every thread name. Default {@code cs-<client.id>}, or {@code cs-<group>} without one. */
         public Builder<K, V> threadPrefix(String prefix) {
             this.threadPrefix = Objects.requireNonNull(prefix, "threadPrefix");
             return this;

@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gate processing consults before it matches an event against the subscription view: while the view is older
@@ -15,9 +18,12 @@ import java.util.Optional;
  * — deleted subscriptions would keep receiving, new ones would never fire — but wait and are looked at again after
  * {@link #RECHECK} (a pause, not an attempt: nothing is dead-lettered for it). Any thread (the lanes).
  *
- * <p>Meter: {@code changestream_subscriptions_paused_events_total} — times an event was held back.
+ * <p>Meter: {@code changestream_subscriptions_paused_events_total} — times an event was held back. A hold's start
+ * (with the view's age and health) and its end are logged once each.
  */
 public final class SubscriptionViewGate {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SubscriptionViewGate.class);
 
     /** How long a held-back event waits before the gate is asked again. */
     public static final Duration RECHECK = Duration.ofSeconds(1);
@@ -26,6 +32,8 @@ public final class SubscriptionViewGate {
     private final Duration maxStaleness;
     private final Clock clock;
     private final Counter paused;
+    /** Whether the last look held events back: a hold's start and end are logged once each. */
+    private final AtomicBoolean holding = new AtomicBoolean();
 
     public SubscriptionViewGate(SubscriptionStore store, Duration maxStaleness, Clock clock, MeterRegistry meters) {
         this.store = Objects.requireNonNull(store, "store");
@@ -39,11 +47,18 @@ public final class SubscriptionViewGate {
     public Optional<Hold> hold() {
         Duration age = store.viewAge();
         if (age.compareTo(maxStaleness) <= 0) {
+            if (holding.compareAndSet(true, false)) {
+                LOG.info("subscription view current again ({} ms old): events go on", age.toMillis());
+            }
             return Optional.empty();
         }
         paused.increment();
-        return Optional.of(new Hold(clock.instant().plus(RECHECK), "subscription view is " + age.toMillis()
-                + " ms old, more than " + maxStaleness.toMillis() + " ms (subscriptions.maxStaleness)"));
+        String reason = "subscription view is " + age.toMillis() + " ms old, more than " + maxStaleness.toMillis()
+                + " ms (subscriptions.maxStaleness)";
+        if (holding.compareAndSet(false, true)) {
+            LOG.warn("holding events back: {}; view {}", reason, store.health());
+        }
+        return Optional.of(new Hold(clock.instant().plus(RECHECK), reason));
     }
 
     /** A held-back event: when to look again, and why. */

@@ -50,6 +50,13 @@ class AlertEndToEndIT {
     private static final String SECRET = "webhook-secret-do-not-leak";
     private final KafkaBroker broker = Brokers.shared();
 
+    /** One instance's settings: its runtime consumers carry its own client id (in the broker's and our logs). */
+    private static Map<String, String> instance(Map<String, String> settings, String name) {
+        Map<String, String> own = new java.util.HashMap<>(settings);
+        own.put(AlertServiceConfig.RUNTIME_KAFKA_PREFIX + "client.id", "instance-" + name);
+        return own;
+    }
+
     @Test
     void twoInstancesDeliverEveryMatchingEventOnceAndNothingElse() throws Exception {
         String ns = AlertTestSupport.namespace("e2e");
@@ -63,8 +70,8 @@ class AlertEndToEndIT {
         settings.put("destinations.platformUrl", platform.url().toString());
         settings.put("destinations.platform.bearerToken", PlatformStandIn.TOKEN);
         try (platform; Receiver receiver = new Receiver();
-             AlertService a = AlertService.start(AlertTestSupport.config(settings));
-             AlertService b = AlertService.start(AlertTestSupport.config(settings))) {
+             AlertService a = AlertService.start(AlertTestSupport.config(instance(settings, "a")));
+             AlertService b = AlertService.start(AlertTestSupport.config(instance(settings, "b")))) {
             String tables = create(a.httpPort(), request("tables", "[\"table\"]", """
                     [{"name": "filterByEventType", "effect": "include",
                       "arguments": [{"name": "eventTypeList", "input": ["entityCreated", "entityUpdated"]}]}]""",
