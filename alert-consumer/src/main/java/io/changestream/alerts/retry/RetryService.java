@@ -8,6 +8,7 @@ import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.pipeline.LongRetries;
 import io.changestream.alerts.filter.ActiveSubscription;
+import io.changestream.alerts.kafka.AdminClients;
 import io.changestream.alerts.subscription.DeliveryStatuses;
 import io.changestream.runtime.RuntimeConfig;
 import io.changestream.runtime.RuntimeStatus;
@@ -27,7 +28,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartitionInfo;
 import java.util.concurrent.ExecutionException;
@@ -86,16 +86,9 @@ public final class RetryService implements AutoCloseable {
                                      PipelineSettings pipeline, MeterRegistry meters, Clock clock) {
         Map<String, Object> kafka = new HashMap<>(main.kafka());
         kafka.put(ConsumerConfig.GROUP_ID_CONFIG, settings.retryGroupId());
-        Map<String, Object> adminProps = new HashMap<>();
-        kafka.forEach((k, v) -> {
-            if (AdminClientConfig.configNames().contains(k) && !k.equals(AdminClientConfig.CLIENT_ID_CONFIG)) {
-                adminProps.put(k, v);
-            }
-        });
-        adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.groupId() + "-retry-probe");
         DestinationStates states = new DestinationStates(settings, producer, kafka,
                 d -> RetryPath.partitionOf(d, producer.partitionsFor(settings.retryTopic()).size()), clock);
-        RetryService service = new RetryService(settings, states, Admin.create(adminProps));
+        RetryService service = new RetryService(settings, states, AdminClients.create(kafka, settings.groupId() + "-retry-probe"));
         try {
             states.start();
             service.path = new RetryPath(settings, producer, states, service.pendingAtStart(), meters, clock);

@@ -1,6 +1,7 @@
 package io.changestream.alerts.startpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.changestream.alerts.kafka.AdminClients;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -16,7 +17,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -50,14 +50,7 @@ public final class StartingPoints implements AutoCloseable {
      * @param timeout bound of one resolution's broker calls
      */
     public StartingPoints(Map<String, Object> kafka, List<String> topics, Duration timeout, Clock clock) {
-        Map<String, Object> props = new HashMap<>();
-        kafka.forEach((k, v) -> {
-            if (AdminClientConfig.configNames().contains(k)) {
-                props.put(k, v);
-            }
-        });
-        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "changestream-starting-points");
-        this.admin = Admin.create(props);
+        this.admin = AdminClients.create(kafka, "changestream-starting-points");
         this.topics = List.copyOf(topics);
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         this.clock = Objects.requireNonNull(clock, "clock");
