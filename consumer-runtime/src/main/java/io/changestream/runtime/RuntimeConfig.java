@@ -285,6 +285,21 @@ public record RuntimeConfig(
         return java.util.Optional.of(groupInstanceId.replace(HOST_NAME, hostName.get()) + "-" + index);
     }
 
+    /**
+     * The same runtime for another consumer group (a replay's): {@code group.id} replaced, no static membership and no
+     * {@code client.id} of its own (they name this group's members).
+     */
+    public RuntimeConfig forGroup(String otherGroupId) {
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, Objects.requireNonNull(otherGroupId, "groupId"));
+        props.remove(ConsumerConfig.CLIENT_ID_CONFIG);
+        props.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        return new RuntimeConfig(topics, props, consumerThreads, lanes, keyAssignment, laneCapacity, delayQueueCapacity,
+                maxInFlightPerPartition, maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, jitter,
+                processingTimeout, commitInterval, pollTimeout, revokeTimeout, closeTimeout, maxCallsPerLane, maxCalls,
+                maxBufferedBytes, consumerRestartBackoff, consumerMaxRestarts, "", statsLogInterval);
+    }
+
     /** A builder with every default, for {@code topics} and the Kafka properties (bootstrap, group at least). */
     public static Builder builder(List<String> topics, Map<String, ?> kafka) {
         return new Builder(topics, kafka);

@@ -57,7 +57,7 @@ public final class DiagnosticsRoutes {
     /** Registers the routes, each behind {@code guard} (the admin API's token check). */
     public void register(JavalinDefaultRoutingApi routes, Function<Handler, Handler> guard) {
         routes.get(BASE + "/listAllFailedEvents", guard.apply(ctx -> failed(ctx, null)));
-        routes.post(BASE + "/testDestination", guard.apply(ctx -> json(ctx, tester.test(body(ctx), user))));
+        routes.post(BASE + "/testDestination", guard.apply(ctx -> json(ctx, tester.test(SubscriptionRoutes.readBody(ctx), user))));
         for (String by : List.of("id", "name")) {
             String path = BASE + "/" + by + "/{key}";
             routes.get(path + "/diagnosticInfo", guard.apply(ctx -> diagnosticInfo(ctx, find(ctx, by))));
@@ -133,14 +133,6 @@ public final class DiagnosticsRoutes {
             return read.get();
         } catch (IllegalStateException e) {
             throw new SubscriptionException(503, e.getMessage(), e);
-        }
-    }
-
-    private com.fasterxml.jackson.databind.JsonNode body(Context ctx) {
-        try {
-            return mapper.readTree(ctx.bodyAsBytes());
-        } catch (java.io.IOException e) {
-            throw SubscriptionException.invalid("body", "is not valid JSON");
         }
     }
 

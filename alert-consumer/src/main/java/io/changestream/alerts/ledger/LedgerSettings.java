@@ -85,6 +85,12 @@ public record LedgerSettings(String topic, String groupId, Duration ackTimeout, 
                 rebuildThreads, batchMaxBytes);
     }
 
+    /** The same ledger for another consumer group (a replay's): its records are that group's only. */
+    public LedgerSettings forGroup(String otherGroupId) {
+        return new LedgerSettings(topic, otherGroupId, ackTimeout, dedupeHorizon, windowMaxBytes, rebuildMaxRecords,
+                rebuildTimeout, rebuildThreads, batchMaxBytes);
+    }
+
     /** A copy with another rebuild bound (tests). */
     public LedgerSettings withRebuild(int maxRecords, Duration timeout) {
         return new LedgerSettings(topic, groupId, ackTimeout, dedupeHorizon, windowMaxBytes, maxRecords, timeout,

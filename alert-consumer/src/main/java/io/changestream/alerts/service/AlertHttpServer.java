@@ -34,7 +34,8 @@ final class AlertHttpServer implements AutoCloseable {
     private final ObjectMapper mapper = Json.mapper();
 
     AlertHttpServer(AlertServiceConfig config, PrometheusMeterRegistry registry, AlertService service,
-                    SubscriptionRoutes subscriptionRoutes, DiagnosticsRoutes diagnosticsRoutes) {
+                    SubscriptionRoutes subscriptionRoutes, DiagnosticsRoutes diagnosticsRoutes,
+                    io.changestream.alerts.replay.ReplayRoutes replayRoutes) {
         this.service = service;
         this.app = Javalin.create(c -> {
             c.startup.showJavalinBanner = false;
@@ -48,6 +49,7 @@ final class AlertHttpServer implements AutoCloseable {
             c.routes.post(io.changestream.alerts.retry.RetryRoutes.RESUME,
                     subscriptionRoutes.guarded(service.retryRoutes().resume()));
             diagnosticsRoutes.register(c.routes, subscriptionRoutes::guarded); // before /{id}: /listAllFailedEvents
+            replayRoutes.register(c.routes, subscriptionRoutes::guarded);
             subscriptionRoutes.install(c); // the body limit and the one error mapper of every route
         });
     }

@@ -11,6 +11,9 @@ import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.CloseMode;
+import io.changestream.alerts.replay.ReplayParts;
+import io.changestream.alerts.replay.ReplayRoutes;
+import io.changestream.alerts.replay.Replays;
 import io.changestream.alerts.retry.RetryRoutes;
 import io.changestream.alerts.retry.RetryService;
 import io.changestream.alerts.diagnostics.DestinationTester;
@@ -41,6 +44,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -181,10 +185,16 @@ public final class AlertService implements AutoCloseable {
         parts.push(diagnostics);
         // issue 26: the DLQ depth, group-wide, read periodically with one admin round trip
         parts.push(DlqDepthGauge.start(diagnostics, config.diagnostics().dlqDepthInterval(), meters));
+        // issue 26: replays of a time range into a named new group, beside the live group
+        Replays replays = new Replays(config.replay(), new ReplayParts(config.kafka(), config.runtime(),
+                config.ledger(), config.pipeline(), destinations, store::list, deadLetters, ledgerProducer,
+                config.subscriptions().startupTimeout(), clock),
+                Set.of(config.groupId(), config.retry().retryGroupId(), config.digest().groupId()));
+        parts.push(replays);
         DeliveryStatuses statuses = retry.statuses(status);
         http = new AlertHttpServer(config, meters, this, new SubscriptionRoutes(subscriptions, config.admin(), statuses),
                 new DiagnosticsRoutes(store, statuses, diagnostics, new DestinationTester(factory, destinations, clock),
-                        config.admin().user()));
+                        config.admin().user()), new ReplayRoutes(replays, clock));
         parts.push(http);
         http.start();
         PartitionListener both = new PartitionListener() {

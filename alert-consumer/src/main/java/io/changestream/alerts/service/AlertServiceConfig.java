@@ -3,6 +3,7 @@ package io.changestream.alerts.service;
 import io.changestream.alerts.destination.DestinationSettings;
 import io.changestream.alerts.destination.limits.DeliveryConcurrency;
 import io.changestream.alerts.diagnostics.DiagnosticsSettings;
+import io.changestream.alerts.replay.ReplaySettings;
 import io.changestream.alerts.digest.DigestSettings;
 import io.changestream.alerts.filter.FilterLimits;
 import io.changestream.alerts.filter.FilterSettings;
@@ -61,6 +62,7 @@ import java.util.Objects;
  * @param digest           digests and grouping ({@code digest.*}, {@code grouping.*}; issue 13)
  * @param retry            the retry path ({@code retry.*}, decision 1120)
  * @param diagnostics      bounds of the platform's status endpoints' reads ({@code diagnostics.*}, issue 26)
+ * @param replay           bounds of the replays an instance runs ({@code replay.*}, issue 26)
  */
 public record AlertServiceConfig(Map<String, Object> kafka, String namespace, String groupId, String httpHost,
                                  int httpPort, AdminApiSettings admin, RuntimeConfig runtime, LedgerSettings ledger,
@@ -68,7 +70,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                                  SubscriptionStoreSettings subscriptions, StatusSettings status,
                                  FilterSettings filter, DeliveryConcurrency delivery, Duration ledgerLinger,
                                  DigestSettings digest, RetrySettings retry,
-                                 DiagnosticsSettings diagnostics) {
+                                 DiagnosticsSettings diagnostics, ReplaySettings replay) {
 
     /** Prefix of the environment overrides. */
     public static final String ENV_PREFIX = "ALERTS_";
@@ -109,7 +111,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
             SubscriptionQuotas.SETTINGS, LedgerSettings.SETTINGS, DeliveryConcurrency.SETTINGS,
             PipelineSettings.SETTINGS, DestinationSettings.SETTINGS, SubscriptionStoreSettings.SETTINGS,
             StatusSettings.SETTINGS, DiagnosticsSettings.SETTINGS, FilterLimits.SETTINGS, DigestSettings.SETTINGS,
-            RetrySettings.SETTINGS, RUNTIME_SETTINGS);
+            RetrySettings.SETTINGS, ReplaySettings.SETTINGS, RUNTIME_SETTINGS);
 
     /**
      * The settings reference README.md's table shows: every declaration with its default, the two pass-through
@@ -211,7 +213,7 @@ public record AlertServiceConfig(Map<String, Object> kafka, String namespace, St
                 DigestSettings.from(r, catalog.alertDigest().name(), groupId + ".digest", ledger.ackTimeout()),
                 RetrySettings.from(r, catalog.alertRetry().name(), catalog.alertDestinations().name(), groupId,
                         ledger.ackTimeout()),
-                DiagnosticsSettings.from(r));
+                DiagnosticsSettings.from(r), ReplaySettings.from(r));
         r.refuseUnknown("alert-consumer/README.md");
         return config;
     }

@@ -56,9 +56,9 @@ public final class SubscriptionRoutes {
 
     /** Registers the routes only (errors need {@link ApiErrors} on the app: {@link #install} does both). */
     public void register(JavalinDefaultRoutingApi routes) {
-        routes.post(BASE, guarded(ctx -> respond(ctx, 201, service.create(body(ctx), settings.user()))));
+        routes.post(BASE, guarded(ctx -> respond(ctx, 201, service.create(readBody(ctx), settings.user()))));
         routes.put(BASE, guarded(ctx -> {
-            SubscriptionService.Saved saved = service.createOrUpdate(body(ctx), settings.user());
+            SubscriptionService.Saved saved = service.createOrUpdate(readBody(ctx), settings.user());
             respond(ctx, saved.created() ? 201 : 200, saved.subscription());
         }));
         routes.get(BASE, guarded(ctx -> list(ctx, service.list(limit(ctx), ctx.queryParam("after")))));
@@ -68,7 +68,7 @@ public final class SubscriptionRoutes {
                 service.deleteByName(ctx.pathParam("name")))));
         routes.get(BASE + "/{id}", guarded(ctx -> respond(ctx, 200, service.get(ctx.pathParam("id")))));
         routes.put(BASE + "/{id}", guarded(ctx -> respond(ctx, 200,
-                service.update(ctx.pathParam("id"), body(ctx), settings.user()))));
+                service.update(ctx.pathParam("id"), readBody(ctx), settings.user()))));
         routes.delete(BASE + "/{id}", guarded(ctx -> {
             EventSubscription deleted = service.delete(ctx.pathParam("id"));
             if (statuses != null) {
@@ -109,10 +109,14 @@ public final class SubscriptionRoutes {
         };
     }
 
-    private JsonNode body(Context ctx) {
-        byte[] bytes = ctx.bodyAsBytes(); // over admin.maxRequestBytes: Javalin's 413, mapped by ApiErrors
+    /**
+     * A request's JSON body: 400 naming {@code body} when it is not JSON; over {@code admin.maxRequestBytes}
+     * Javalin's 413, mapped by {@code ApiErrors}. Every route of the admin API reads its body with this.
+     */
+    public static JsonNode readBody(Context ctx) {
+        byte[] bytes = ctx.bodyAsBytes();
         try {
-            return mapper.readTree(bytes);
+            return Json.mapper().readTree(bytes);
         } catch (JsonProcessingException e) {
             throw SubscriptionException.invalid("body", "is not valid JSON: " + e.getOriginalMessage());
         } catch (java.io.IOException e) {

@@ -206,6 +206,7 @@ class ShippedJarIT {
         for (PipelineRunStatus run : List.of(failed, succeeded, critical)) {
             records.add(runRecord(catalog, run));
         }
+        java.time.Instant produced = java.time.Instant.now();
         KafkaTestClients.produce(broker, records);
         Set<String> ids = events.stream().map(ChangeEvent::id).collect(Collectors.toSet());
 
@@ -287,6 +288,27 @@ class ShippedJarIT {
                 .map(h -> h.json().get("text").asText()).toList());
 
         assertImpact(broker, catalog);
+        assertReplay(port, ns + "replay", subscriptionIds.get("om"), produced, ids);
+    }
+
+    /**
+     * Replay through the shipped service (issue 26): the range since the events were produced, once more to the om
+     * subscription, under a group of its own.
+     */
+    private void assertReplay(int port, String group, String om, java.time.Instant from, Set<String> ids)
+            throws Exception {
+        java.net.http.HttpResponse<String> started = admin(port, "POST", "/api/v1/events/replays", "{\"group\": \""
+                + group + "\", \"subscriptions\": [\"" + om + "\"], \"from\": \"" + from.minusSeconds(1) + "\"}");
+        assertEquals(202, started.statusCode(), started.body());
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+            java.net.http.HttpResponse<String> r = admin(port, "GET", "/api/v1/events/replays/" + group, null);
+            assertEquals("COMPLETED", Json.mapper().readTree(r.body()).path("state").asText(), r.body());
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> at("/om").size() >= 2 * EVENTS);
+        Map<String, Long> times = at("/om").stream().collect(Collectors.groupingBy(h -> h.json().get("id").asText(),
+                Collectors.counting()));
+        assertEquals(ids.stream().collect(Collectors.toMap(id -> id, id -> 2L)), times, "each event once more, "
+                + "to the subscription the replay names");
     }
 
     /**
@@ -420,12 +442,21 @@ class ShippedJarIT {
 
     /** {@code GET …/{id}/status} of the shipped service, as a user reads it. */
     private static JsonNode status(int port, String id) throws IOException, InterruptedException {
-        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                        + "/api/v1/events/subscriptions/" + id + "/status")).header("Authorization", "Bearer " + TOKEN)
-                        .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        java.net.http.HttpResponse<String> r = admin(port, "GET", "/api/v1/events/subscriptions/" + id + "/status",
+                null);
         assertEquals(200, r.statusCode(), r.body());
         return Json.mapper().readTree(r.body());
+    }
+
+    /** One call of the shipped service's admin API, with its token. */
+    private static java.net.http.HttpResponse<String> admin(int port, String method, String path, String body)
+            throws IOException, InterruptedException {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TOKEN)
+                .header("Content-Type", "application/json").method(method, body == null
+                        ? java.net.http.HttpRequest.BodyPublishers.noBody()
+                        : java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     private static void write(Path dir, String name, String json) throws IOException {
