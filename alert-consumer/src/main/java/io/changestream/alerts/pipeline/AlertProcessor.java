@@ -775,15 +775,22 @@ public final class AlertProcessor implements AsyncProcessor<String, String>, Fai
         releases.stopWithin(timeout);
     }
 
+    /** Has the ledger rebuild the assigned partitions' windows from their committed offsets. Consumer thread. */
+    @Override
+    public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
+        ledger.onAssigned(committedOffsets);
+    }
+
     /**
      * Stops starting deliveries of the released partitions' events, waits (bounded by
      * {@link PipelineSettings#releaseTimeout()}, and by a stop's deadline) for the ones running and cancels what still runs; then drops their
-     * progress. Consumer thread, before the ledger forgets the partitions' windows.
+     * progress, and only then has the ledger forget the partitions' windows. Consumer thread.
      */
     @Override
     public void onReleased(Collection<TopicPartition> partitions) {
         releases.release(partitions);
         partitions.forEach(inFlight::remove);
+        ledger.onReleased(partitions);
     }
 
     /** Events with progress kept between attempts (for tests and the status view). */

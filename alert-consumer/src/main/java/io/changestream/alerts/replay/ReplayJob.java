@@ -9,11 +9,9 @@ import io.changestream.runtime.AsyncProcessor;
 import io.changestream.runtime.CloseMode;
 import io.changestream.runtime.ConsumerRuntime;
 import io.changestream.runtime.Outcome;
-import io.changestream.runtime.PartitionListener;
 import io.changestream.topics.serde.Json;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -95,19 +93,8 @@ final class ReplayJob {
         };
         runtime = ConsumerRuntime.asyncBuilder(parts.runtime().forGroup(request.group()), StringDeserializer::new,
                         StringDeserializer::new, inRange)
-                .failureHandler((event, failure) -> processor.onFailure(event, failure))
-                .partitionListener(new PartitionListener() {
-                    @Override
-                    public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
-                        ledger.onAssigned(committedOffsets);
-                    }
-
-                    @Override
-                    public void onReleased(Collection<TopicPartition> partitions) {
-                        processor.onReleased(partitions);
-                        ledger.onReleased(partitions);
-                    }
-                })
+                .failureHandler(processor)
+                .partitionListener(processor)
                 .meterRegistry(meters)
                 .clock(parts.clock())
                 .threadPrefix("cs-replay-" + request.group())

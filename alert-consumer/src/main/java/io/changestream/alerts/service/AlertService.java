@@ -24,7 +24,6 @@ import io.changestream.alerts.startpoint.StartingPointScope;
 import io.changestream.alerts.subscription.DeliveryStatuses;
 import io.changestream.alerts.startpoint.StartingPoints;
 import io.changestream.runtime.ConsumerRuntime;
-import io.changestream.runtime.PartitionListener;
 import io.changestream.runtime.RuntimeState;
 import io.changestream.alerts.status.DeliveryStatusView;
 import io.changestream.alerts.subscription.SubscriptionFactory;
@@ -39,7 +38,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,7 +46,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -197,18 +194,6 @@ public final class AlertService implements AutoCloseable {
                         config.admin().user()), new ReplayRoutes(replays, clock));
         parts.push(http);
         http.start();
-        PartitionListener both = new PartitionListener() {
-            @Override
-            public void onAssigned(Map<TopicPartition, Long> committedOffsets) {
-                ledger.onAssigned(committedOffsets);
-            }
-
-            @Override
-            public void onReleased(Collection<TopicPartition> partitions) {
-                processor.onReleased(partitions); // first: waits for the partitions' running deliveries
-                ledger.onReleased(partitions);
-            }
-        };
         SubscriptionViewGate gate = new SubscriptionViewGate(store, config.subscriptions().health().maxStaleness(),
                 clock, meters);
         AsyncProcessor<String, String> gated = event -> {
@@ -223,7 +208,7 @@ public final class AlertService implements AutoCloseable {
                     processor.onFailure(event, failure);
                     return null;
                 }))
-                .partitionListener(both)
+                .partitionListener(processor) // the ledger's windows follow the partitions, after their deliveries
                 .meterRegistry(meters)
                 .clock(clock)
                 .build();
