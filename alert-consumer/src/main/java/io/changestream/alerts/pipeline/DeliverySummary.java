@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Successful deliveries per subscription, the role of the platform's {@code successful_sent_change_events}: how many
- * events this instance delivered to each subscription since start (the cluster-wide record is the
- * {@code alert-ledger} topic), and the last one. Written by processor threads, read by the REST threads; one entry
+ * events this instance delivered to each subscription since start (a pair parked on the retry path counts on the
+ * instance whose retry path settles it, once; the cluster-wide record is the {@code alert-ledger} topic), and the
+ * last one. Written by processor threads, read by the REST threads; one entry
  * per subscription, dropped by {@link #forget} when the subscription is deleted.
  */
 public final class DeliverySummary {
@@ -41,14 +42,16 @@ public final class DeliverySummary {
         this.clock = clock;
     }
 
-    void delivered(String subscriptionId, String eventId) {
+    /** An event settled delivered here (on the first path, or on the retry path for a pair parked there). */
+    public void delivered(String subscriptionId, String eventId) {
         Entry e = entries.computeIfAbsent(subscriptionId, k -> new Entry());
         e.delivered.incrementAndGet();
         e.lastEventId = eventId;
         e.lastDeliveredAt = clock.millis();
     }
 
-    void deadLettered(String subscriptionId) {
+    /** An event settled dead-lettered here. */
+    public void deadLettered(String subscriptionId) {
         entries.computeIfAbsent(subscriptionId, k -> new Entry()).deadLettered.incrementAndGet();
     }
 

@@ -6,6 +6,7 @@ import io.changestream.alerts.destination.DeliveryResult;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.destination.Patience;
 import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.delivery.DestinationGroup;
 import io.changestream.alerts.pipeline.PipelineSettings;
@@ -71,6 +72,9 @@ final class RetryProcessor {
     private final Clock clock;
     private final Map<String, Streak> streaks = new ConcurrentHashMap<>();
     private final Set<String> settled;
+    /** Pairs counted in the summary here (pair key), so a pair whose several groups were parked counts once. */
+    private final Set<String> summarized;
+    private final DeliverySummary summary;
     private final MeterRegistry meters;
 
     /** One record between its tries; the worker trying its destination's head changes it. */
@@ -103,8 +107,8 @@ final class RetryProcessor {
 
     RetryProcessor(RetrySettings settings, DestinationStates states, DestinationRegistry destinations,
                    DeliveryLedger ledger, DeadLetterWriter deadLetters,
-                   Supplier<List<ActiveSubscription>> subscriptions, PipelineSettings pipeline, MeterRegistry meters,
-                   Clock clock) {
+                   Supplier<List<ActiveSubscription>> subscriptions, PipelineSettings pipeline,
+                   DeliverySummary summary, MeterRegistry meters, Clock clock) {
         this.settings = settings;
         this.states = states;
         this.destinations = destinations;
@@ -113,10 +117,16 @@ final class RetryProcessor {
         this.subscriptions = subscriptions;
         this.pipelineStatusTopic = pipeline.pipelineStatusTopic();
         this.atMostOnceTypes = pipeline.atMostOnceTypes();
+        this.summary = summary;
         this.meters = meters;
         this.clock = clock;
-        int max = settings.dedupeEntries();
-        this.settled = Collections.synchronizedSet(Collections.newSetFromMap(new LinkedHashMap<>(16, 0.75f, false) {
+        this.settled = lastKeys(settings.dedupeEntries());
+        this.summarized = lastKeys(settings.dedupeEntries());
+    }
+
+    /** A set keeping the last {@code max} keys added. */
+    private static Set<String> lastKeys(int max) {
+        return Collections.synchronizedSet(Collections.newSetFromMap(new LinkedHashMap<>(16, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
                 return size() > max;
@@ -336,6 +346,14 @@ final class RetryProcessor {
     private Step settle(TopicPartition tp, long offset, RetryRecord r, Progress p, String status, String result) {
         ledger.record(new TopicPartition(r.sourceTopic(), r.sourcePartition()), r.sourceOffset(), r.subscriptionId(),
                 r.eventId(), status, p.attempts);
+        // the pair's first path left it unsettled in this instance's summary: counted where it settles, once
+        if (summarized.add(r.subscriptionId() + "/" + r.eventId())) {
+            if (DeliveryRecord.DELIVERED.equals(status)) {
+                summary.delivered(r.subscriptionId(), r.eventId());
+            } else if (DeliveryRecord.DEAD_LETTERED.equals(status)) {
+                summary.deadLettered(r.subscriptionId());
+            }
+        }
         return done(tp, offset, r, result);
     }
 

@@ -3,6 +3,7 @@ package io.changestream.alerts.retry;
 import io.changestream.alerts.metrics.AlertMeter;
 import io.changestream.alerts.destination.DestinationRegistry;
 import io.changestream.alerts.ledger.DeliveryLedger;
+import io.changestream.alerts.pipeline.DeliverySummary;
 import io.changestream.alerts.delivery.DeadLetterWriter;
 import io.changestream.alerts.pipeline.PipelineSettings;
 import io.changestream.alerts.delivery.DestinationGroup;
@@ -79,11 +80,13 @@ public final class RetryService implements AutoCloseable {
      * @param main          the main runtime's settings: kafka properties, timeouts and commit interval are reused
      * @param producer      the service's acks=all idempotent producer (owned by the caller)
      * @param subscriptions the current subscriptions (the retry path delivers with the subscription as it is now)
+     * @param summary       this instance's delivery summary: a pair settled here counts in it
      */
     public static RetryService start(RetrySettings settings, RuntimeConfig main, Producer<String, String> producer,
                                      DestinationRegistry destinations, DeliveryLedger ledger,
                                      DeadLetterWriter deadLetters, Supplier<List<ActiveSubscription>> subscriptions,
-                                     PipelineSettings pipeline, MeterRegistry meters, Clock clock) {
+                                     PipelineSettings pipeline, DeliverySummary summary, MeterRegistry meters,
+                                     Clock clock) {
         Map<String, Object> kafka = new HashMap<>(main.kafka());
         kafka.put(ConsumerConfig.GROUP_ID_CONFIG, settings.retryGroupId());
         DestinationStates states = new DestinationStates(settings, producer, kafka,
@@ -93,7 +96,7 @@ public final class RetryService implements AutoCloseable {
             states.start();
             service.path = new RetryPath(settings, producer, states, service.pendingAtStart(), meters, clock);
             RetryProcessor processor = new RetryProcessor(settings, states, destinations, ledger,
-                    deadLetters, subscriptions, pipeline, meters, clock);
+                    deadLetters, subscriptions, pipeline, summary, meters, clock);
             service.loop = new RetryLoop(settings, kafka, main.pollTimeout(), main.commitInterval(), processor, states,
                     meters, clock);
             AlertMeter.DESTINATIONS_SUSPENDED.gauge(states, s -> s.suspended().size())

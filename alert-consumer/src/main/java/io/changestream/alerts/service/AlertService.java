@@ -171,7 +171,7 @@ public final class AlertService implements AutoCloseable {
         flusher.start();
         // the retry path (decision 1120): long waits and suspended destinations leave the commit path
         retry = RetryService.start(config.retry(), config.runtime(), producer, destinations, ledger, deadLetters,
-                store::list, config.pipeline(), meters, clock);
+                store::list, config.pipeline(), summary, meters, clock);
         parts.push(() -> retry.close(stopTimeLeft()));
         processor.useLongRetries(retry.path());
         retryRoutes = new RetryRoutes(subscriptions, retry, config.admin().user());

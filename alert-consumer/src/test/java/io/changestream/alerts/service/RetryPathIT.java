@@ -87,6 +87,11 @@ class RetryPathIT {
             assertEquals(events.size(), receiver.hits("/ok").size(), "the healthy receiver got each event once");
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.retry().depth() == 0
                     && "active".equals(status(a, dead)));
+            // the instance's summary counts the pairs its retry path settled, each once, beside the first path's
+            for (String id : List.of(dead, healthy)) {
+                assertEquals(events.size(), call(a.httpPort(), "GET", "/api/v1/events/subscriptions/" + id
+                        + "/summary", null).json().get("deliveredEvents").asLong(), id + ": summary");
+            }
         }
     }
 
