@@ -88,16 +88,17 @@ public final class FailoverBench {
         int between = args.length > 2 ? Integer.parseInt(args[2]) : 8;
         Path work = args.length > 3 ? Path.of(args[3]) : Files.createTempDirectory("bench-failover");
         int session = args.length > 4 ? Integer.parseInt(args[4]) : 0;
-        Session group = session > 0 ? new Session(session, Math.max(100, session / 6), Math.min(session, STOCK_FLOOR_MS))
+        Session liveness = session > 0
+                ? new Session(session, Math.max(100, session / 6), Math.min(session, STOCK_FLOOR_MS))
                 : new Session(RuntimeConfig.DEFAULT_SESSION_TIMEOUT_MS, RuntimeConfig.DEFAULT_HEARTBEAT_INTERVAL_MS,
                 STOCK_FLOOR_MS);
         int code;
-        try (KafkaBroker broker = Brokers.start(group.floorMs() < STOCK_FLOOR_MS
-                ? Map.of("group.min.session.timeout.ms", Integer.toString(group.floorMs())) : Map.of());
+        try (KafkaBroker broker = Brokers.start(liveness.floorMs() < STOCK_FLOOR_MS
+                ? Map.of("group.min.session.timeout.ms", Integer.toString(liveness.floorMs())) : Map.of());
              Receiver receiver = new Receiver();
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                      broker.bootstrapServers()))) {
-            code = run(broker, receiver, admin, rate, warmUp, between, work, group);
+            code = run(broker, receiver, admin, rate, warmUp, between, work, liveness);
         }
         System.out.flush();
         System.exit(code);
@@ -121,10 +122,8 @@ public final class FailoverBench {
         // instead of the group's failover (seen here at load 35: 103,000 pairs parked, ~10 deliveries/s)
         settings.put("delivery.stallTimeout", STALL_TIMEOUT);
         settings.put("delivery.maxQueuedPerDestination", Integer.toString(MAX_QUEUED));
-        if (session.timeoutMs() != RuntimeConfig.DEFAULT_SESSION_TIMEOUT_MS) {
-            settings.put("runtime.kafka.session.timeout.ms", Integer.toString(session.timeoutMs()));
-            settings.put("runtime.kafka.heartbeat.interval.ms", Integer.toString(session.heartbeatMs()));
-        }
+        settings.put("runtime.kafka.session.timeout.ms", Integer.toString(session.timeoutMs()));
+        settings.put("runtime.kafka.heartbeat.interval.ms", Integer.toString(session.heartbeatMs()));
         Children children = new Children(work, settings);
         try (children; Load load = new Load(broker, changes, rate)) {
             for (int i = 0; i < INSTANCES; i++) {
